@@ -1,0 +1,45 @@
+// ESLint flat config modelled on the Effect repositories: typescript-eslint + @effect/eslint-plugin
+// (dprint formatting rule with Effect's settings).
+import effectPlugin from "@effect/eslint-plugin"
+import tseslint from "typescript-eslint"
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", "conformance/node_modules/**", "**/*.mjs"] },
+  ...tseslint.configs.recommended,
+  {
+    plugins: { "@effect": effectPlugin },
+    rules: {
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }],
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-non-null-assertion": "error",
+      "@typescript-eslint/consistent-type-imports": "off",
+      "@typescript-eslint/no-namespace": "off",
+      "@typescript-eslint/no-empty-object-type": "off",
+      "no-console": "error"
+    }
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/transport/**"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ group: ["node:*", "@effect/platform-node", "@effect/platform-node/*"], message: "Node APIs belong in src/transport/ and bin/ only." }]
+      }]
+    }
+  },
+  {
+    files: ["test/**/*.ts", "bench/**/*.ts", "examples/**/*.ts", "bin/**/*.ts", "conformance/**/*.ts"],
+    rules: { "no-console": "off" }
+  }
+)
