@@ -1,1 +1,34 @@
-export const x: number = 1
+/**
+ * presa-mcp: an Effect-native Model Context Protocol library.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Content from "./Content.js"
+/** @since 0.1.0 */
+export * as Handler from "./Handler.js"
+/** @since 0.1.0 */
+export * as JsonRpc from "./JsonRpc.js"
+/** @since 0.1.0 */
+export * as JsonSchema from "./JsonSchema.js"
+/** @since 0.1.0 */
+export * as McpClient from "./McpClient.js"
+/** @since 0.1.0 */
+export * as McpSchema from "./McpSchema.js"
+/** @since 0.1.0 */
+export * as McpServer from "./McpServer.js"
+/** @since 0.1.0 */
+export * as Prompt from "./Prompt.js"
+/** @since 0.1.0 */
+export * as RequestContext from "./RequestContext.js"
+/** @since 0.1.0 */
+export * as Resource from "./Resource.js"
+/** @since 0.1.0 */
+export * as Tool from "./Tool.js"
+/** @since 0.1.0 */
+export * as Transport from "./Transport.js"
+/** @since 0.1.0 */
+export * as UriTemplate from "./UriTemplate.js"
+/** @since 0.1.0 */
+export * as InProcess from "./transport/InProcess.js"

@@ -1,0 +1,78 @@
+/**
+ * The reference library: the definitions every example, test and benchmark serves.
+ * Tools `add` and `logo`, resource `file:///readme.txt`, template `people://{id}`, prompt `introduce`.
+ */
+import * as Effect from "effect/Effect"
+import { Content, McpServer, Prompt, Resource, Tool } from "presa-mcp"
+
+/** A 1×1 transparent PNG. */
+export const LOGO_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+const people: Readonly<Record<string, string>> = { ada: "Ada Lovelace", alan: "Alan Turing" }
+
+const completeId = (value: string) => Object.keys(people).filter((id) => id.startsWith(value)).sort()
+
+export const add = Tool.make({
+  name: "add",
+  title: "Add numbers",
+  description: "Adds a list of numbers and returns their sum.",
+  inputSchema: {
+    type: "object",
+    properties: { numbers: { type: "array", items: { type: "number" } } },
+    required: ["numbers"]
+  },
+  outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
+  annotations: { readOnlyHint: true },
+  handler: ({ numbers }) =>
+    Effect.succeed({ sum: Array.isArray(numbers) ? numbers.reduce((a: number, n) => a + Number(n), 0) : 0 })
+})
+
+export const logo = Tool.make({
+  name: "logo",
+  description: "Returns the logo as an image.",
+  handler: () => Content.blocks([Content.text("Here is the logo:"), Content.image(LOGO_PNG, "image/png")])
+})
+
+export const readme = Resource.make({
+  uri: "file:///readme.txt",
+  name: "readme",
+  mimeType: "text/plain",
+  handler: () => "Read me first."
+})
+
+export const person = Resource.template({
+  uriTemplate: "people://{id}",
+  name: "person",
+  mimeType: "text/plain",
+  handler: ({ id }) => (id === undefined ? undefined : people[id]),
+  complete: { id: completeId }
+})
+
+export const introduce = Prompt.make({
+  name: "introduce",
+  description: "Asks for a one-sentence introduction of a person.",
+  arguments: [{ name: "id", description: "Who to introduce (ada, alan)", required: true }],
+  handler: ({ id }) =>
+    Effect.gen(function*() {
+      const name = id === undefined ? undefined : people[id]
+      if (name === undefined) return yield* McpServer.McpError.invalidParams(`Unknown person: ${id}`)
+      return `Introduce ${name} in one sentence.`
+    }),
+  complete: { id: completeId }
+})
+
+/** The server options of the reference library. */
+export const libraryOptions: McpServer.Options = {
+  name: "presa-library",
+  version: "0.1.0",
+  instructions: "A small reference library: add numbers, show a logo, read about people.",
+  tools: [add, logo],
+  resources: [readme],
+  resourceTemplates: [person],
+  prompts: [introduce],
+  pageSize: 10
+}
+
+/** Builds the reference library server. */
+export const makeLibrary = McpServer.make(libraryOptions)

@@ -1,0 +1,295 @@
+/**
+ * The MCP server: definitions held in a `SubscriptionRef` of immutable snapshots, and the core
+ * function {@link handleMessage} — one JSON-RPC message in, at most one out — that every transport
+ * wraps.
+ *
+ * Serves 2026-07-28 (modern: `_meta` on each request, `server/discover`, `resultType`, caching
+ * hints) and 2025-11-25 / 2025-06-18 (legacy: `initialize`, sessions) at once; each message is
+ * routed by its own shape (protocol.md §1.1).
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Defs from "./internal/definitions.js"
+import * as Headers from "./internal/headers.js"
+import * as internal from "./internal/server.js"
+import * as JsonRpc from "./JsonRpc.js"
+import type * as JsonSchema from "./JsonSchema.js"
+import type * as McpSchema from "./McpSchema.js"
+import type * as Prompt from "./Prompt.js"
+import type * as Resource from "./Resource.js"
+import type * as Tool from "./Tool.js"
+
+/**
+ * Server options.
+ *
+ * - `name`, `version` (+ `title`, `description`, `websiteUrl`, `icons`): the server's
+ *   `Implementation`, sent as `serverInfo` (legacy) or under `_meta["io.modelcontextprotocol/serverInfo"]`;
+ * - `instructions`: passed through in `server/discover` and `initialize`;
+ * - `tools`, `resources`, `resourceTemplates`, `prompts`: the initial definitions;
+ * - `pageSize`: items per list page, default 100;
+ * - `cache`: `{ttlMs, scope}` caching hints on discover/list/read results (modern), default
+ *   `ttlMs: 0`, `scope: "private"`;
+ * - `versions`: the revisions served, default all of `2026-07-28`, `2025-11-25`, `2025-06-18`;
+ * - `logging`: advertise `logging` and accept `logging/setLevel`, default false;
+ * - `exposeErrorMessages`: a tool defect's text is `Name: message` instead of `Name`, default false;
+ * - `validate`: check tool arguments against `inputSchema` and structured results against
+ *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
+ *   `presa-mcp/JsonSchemaFull` for full 2020-12).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly name: string
+  readonly version: string
+  readonly title?: string
+  readonly description?: string
+  readonly websiteUrl?: string
+  readonly icons?: ReadonlyArray<McpSchema.Icon>
+  readonly instructions?: string
+  readonly tools?: ReadonlyArray<Tool.Tool>
+  readonly resources?: ReadonlyArray<Resource.Resource>
+  readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate>
+  readonly prompts?: ReadonlyArray<Prompt.Prompt>
+  readonly pageSize?: number
+  readonly cache?: { readonly ttlMs?: number; readonly scope?: McpSchema.CacheScope }
+  readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
+  readonly logging?: boolean
+  readonly exposeErrorMessages?: boolean
+  readonly validate?: boolean
+  readonly validator?: JsonSchema.Validator
+}
+
+/**
+ * A server value: `info` (its `Implementation`), `versions` (served, newest first) and `state`
+ * (the `SubscriptionRef` of definition snapshots; observe `state.changes` for live changes).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type McpServer = internal.Server
+
+/**
+ * A legacy session: the state one `initialize` creates (one stdio process, one HTTP
+ * `Mcp-Session-Id`, one in-process connection).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Session = internal.Session
+
+/**
+ * Options of one {@link handleMessage} call: `session` (the connection's legacy session),
+ * `headers` (HTTP request headers: enables the 2026-07-28 header checks), `notify` (where
+ * request-scoped notifications go).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DispatchOptions = internal.DispatchOptions
+
+/**
+ * A response and the HTTP status the spec gives it (`status` is 400 for `_meta`, header,
+ * version and envelope errors, 404 for -32601, 200 otherwise).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Reply = internal.Reply
+
+/**
+ * A definition was refused (a non-object `inputSchema` root, a bad URI template, a duplicate
+ * name or URI).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const DefinitionError = Defs.DefinitionError
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type DefinitionError = Defs.DefinitionError
+
+/**
+ * The protocol error type (re-exported from `JsonRpc`): fail a handler with it to answer with a
+ * JSON-RPC error; use its constructors (`McpError.invalidParams`, `McpError.resourceNotFound`, …).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const McpError = JsonRpc.McpError
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type McpError = JsonRpc.McpError
+
+/**
+ * Builds a server. Fails with `DefinitionError` when a definition is refused.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options: Options) => Effect.Effect<McpServer, DefinitionError> = internal.make
+
+/**
+ * A new legacy session for a connection.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeSession: Effect.Effect<Session> = internal.makeSession
+
+/**
+ * Handles one decoded JSON value and yields the reply with its HTTP status, or none (for
+ * notifications and responses). Never fails: bad input becomes a JSON-RPC error
+ * (-32700/-32600 without id, -32601, -32602, -32020, -32021, -32022, -32603), a tool's
+ * `ToolError`/argument error/defect becomes an `isError` result.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const dispatch: (
+  server: McpServer,
+  message: unknown,
+  options?: DispatchOptions
+) => Effect.Effect<Option.Option<Reply>> = internal.dispatch
+
+/**
+ * The core: one JSON-RPC message in, at most one out. `message` is any decoded JSON value;
+ * the result is the response to send, or none for notifications and responses.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const handleMessage = (
+  server: McpServer,
+  message: unknown,
+  options?: DispatchOptions
+): Effect.Effect<Option.Option<JsonRpc.Response>> =>
+  Effect.map(internal.dispatch(server, message, options), Option.map((r) => r.message))
+
+/**
+ * The 2026-07-28 HTTP header ↔ body agreement rule (SEP-2243): `MCP-Protocol-Version`,
+ * `Mcp-Method`, `Mcp-Name` (and `Mcp-Param-*` when `inputSchema` of the called tool is given)
+ * must be present and equal the body. Returns the -32020 `McpError` (HTTP 400), or none. Header
+ * names are case-insensitive, values case-sensitive (trimmed); `=?base64?…?=` values are decoded.
+ * Non-modern bodies and bodies missing required `_meta` keys are not judged here: the dispatcher
+ * answers those with -32602 first.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const checkHeaders: (
+  message: unknown,
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+  inputSchema?: JsonRpc.JsonObject
+) => Option.Option<JsonRpc.McpError> = Headers.check
+
+/**
+ * The capabilities a server advertises now (derived from its definitions: `tools` only with
+ * tools, `resources` with resources or templates, `prompts`, `completions` when any `complete`
+ * exists, `logging` only with `logging: true`).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const capabilities = (server: McpServer): Effect.Effect<McpSchema.ServerCapabilities> =>
+  Effect.map(server.state.get, (s) => internal.capabilities(server, s))
+
+/**
+ * Adds a tool (an `Effect` over the snapshot `Ref`; requests in flight keep their snapshot).
+ * Fails with `DefinitionError` on a duplicate name or a bad schema.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const addTool: (server: McpServer, tool: Tool.Tool) => Effect.Effect<void, DefinitionError> = internal.addTool
+
+/**
+ * Removes a tool by name (no-op when absent).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const removeTool: (server: McpServer, name: string) => Effect.Effect<void, DefinitionError> = internal.removeTool
+
+/**
+ * Adds a static resource. Fails with `DefinitionError` on a duplicate URI.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const addResource: (server: McpServer, resource: Resource.Resource) => Effect.Effect<void, DefinitionError> =
+  internal.addResource
+
+/**
+ * Removes a static resource by URI.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const removeResource: (server: McpServer, uri: string) => Effect.Effect<void, DefinitionError> =
+  internal.removeResource
+
+/**
+ * Adds a resource template. Fails with `DefinitionError` on a bad or duplicate template.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const addResourceTemplate: (
+  server: McpServer,
+  template: Resource.ResourceTemplate
+) => Effect.Effect<void, DefinitionError> = internal.addResourceTemplate
+
+/**
+ * Removes a resource template by its `uriTemplate`.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const removeResourceTemplate: (server: McpServer, uriTemplate: string) => Effect.Effect<void, DefinitionError> =
+  internal.removeResourceTemplate
+
+/**
+ * Adds a prompt. Fails with `DefinitionError` on a duplicate name.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const addPrompt: (server: McpServer, prompt: Prompt.Prompt) => Effect.Effect<void, DefinitionError> =
+  internal.addPrompt
+
+/**
+ * Removes a prompt by name.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const removePrompt: (server: McpServer, name: string) => Effect.Effect<void, DefinitionError> =
+  internal.removePrompt
+
+/**
+ * The server as an Effect service, for apps that compose layers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class McpServerService extends Context.Tag("presa-mcp/McpServer")<McpServerService, McpServer>() {}
+
+/**
+ * A layer providing {@link McpServerService}, built from `options`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<McpServerService, DefinitionError> =>
+  Layer.effect(McpServerService, internal.make(options))

@@ -1,0 +1,65 @@
+/**
+ * Prompt definitions: plain records with a handler.
+ *
+ * Spec: Server › Prompts (unknown prompt and missing required argument are -32602).
+ *
+ * @since 0.1.0
+ */
+import type { HandlerResult } from "./Handler.js"
+import type * as JsonRpc from "./JsonRpc.js"
+import type * as McpSchema from "./McpSchema.js"
+import type { RequestContextShape } from "./RequestContext.js"
+import type { Complete } from "./Resource.js"
+
+/**
+ * A message a prompt handler may return: a string (a user text message), or
+ * `{role, content}` where `content` is a string (text) or a content block.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type MessageInput = string | {
+  readonly role: "user" | "assistant"
+  readonly content: string | McpSchema.ContentBlock
+}
+
+/**
+ * What a prompt handler may return: a string → one user message; an array of messages; or an
+ * object with `messages` (and optional `description`) → as is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PromptReturn =
+  | string
+  | ReadonlyArray<MessageInput>
+  | { readonly description?: string; readonly messages: ReadonlyArray<MessageInput> }
+
+/**
+ * A prompt: `{name, title?, description?, arguments?, handler(args, ctx), complete?}`. Required
+ * arguments are checked before the handler runs (-32602 naming the missing one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Prompt {
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly arguments?: ReadonlyArray<McpSchema.PromptArgument>
+  readonly icons?: ReadonlyArray<McpSchema.Icon>
+  readonly _meta?: JsonRpc.JsonObject
+  readonly handler: (
+    args: Readonly<Record<string, string>>,
+    ctx: RequestContextShape
+  ) => HandlerResult<PromptReturn, JsonRpc.McpError>
+  readonly complete?: Readonly<Record<string, Complete>>
+}
+
+/**
+ * Defines a prompt (identity, for inference).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (prompt: Prompt): Prompt => prompt

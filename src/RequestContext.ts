@@ -1,0 +1,45 @@
+/**
+ * The request context every handler receives as its last argument, and can also reach as the
+ * Effect service {@link RequestContext}.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as JsonRpc from "./JsonRpc.js"
+import type * as McpSchema from "./McpSchema.js"
+
+/**
+ * What a handler knows about the request it serves.
+ *
+ * - `era`: `"modern"` (2026-07-28, metadata in each request) or `"legacy"` (a handshake session);
+ * - `protocolVersion`: the request's (modern) or the session's negotiated (legacy) version;
+ * - `clientInfo`, `clientCapabilities`: from the request's `_meta` (modern) or from `initialize`
+ *   (legacy); self-reported, for display and logging only;
+ * - `meta`: the request's whole `params._meta` (`{}` when absent);
+ * - `progressToken`: `_meta.progressToken` when the client asked for progress;
+ * - `notify`: sends a request-scoped notification (progress, log message) on the request's
+ *   stream; a no-op where the transport has no stream for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestContextShape {
+  readonly era: "modern" | "legacy"
+  readonly protocolVersion: string
+  readonly requestId: JsonRpc.RequestId
+  readonly method: string
+  readonly clientInfo: McpSchema.Implementation | undefined
+  readonly clientCapabilities: McpSchema.ClientCapabilities
+  readonly meta: JsonRpc.JsonObject
+  readonly progressToken: string | number | undefined
+  readonly notify: (notification: JsonRpc.Notification) => Effect.Effect<void>
+}
+
+/**
+ * The request context as an Effect service: `yield* RequestContext` inside a handler.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class RequestContext extends Context.Tag("presa-mcp/RequestContext")<RequestContext, RequestContextShape>() {}

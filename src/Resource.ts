@@ -1,0 +1,107 @@
+/**
+ * Resource and resource-template definitions: plain records with a handler.
+ *
+ * Spec: Server › Resources (2026-07-28: not found is -32602 with `data.uri`, SEP-2164), RFC 6570
+ * for templates.
+ *
+ * @since 0.1.0
+ */
+import type { HandlerResult } from "./Handler.js"
+import type * as JsonRpc from "./JsonRpc.js"
+import type * as McpSchema from "./McpSchema.js"
+import type { RequestContextShape } from "./RequestContext.js"
+
+/**
+ * What a resource handler may return:
+ * - a string → one text contents `{uri, mimeType?, text}`;
+ * - a `Uint8Array` → one blob contents (base64);
+ * - an array of contents (or `{contents: [...]}`) → as is;
+ * - `undefined` / `null` → -32602 `Resource not found` with `data.uri` (both eras).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResourceReturn =
+  | string
+  | Uint8Array
+  | ReadonlyArray<McpSchema.ResourceContents>
+  | { readonly contents: ReadonlyArray<McpSchema.ResourceContents> }
+  | null
+  | undefined
+
+interface Metadata {
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly annotations?: McpSchema.Annotations
+  readonly icons?: ReadonlyArray<McpSchema.Icon>
+  readonly _meta?: JsonRpc.JsonObject
+}
+
+/**
+ * A static resource: `{uri, name, title?, description?, mimeType?, size?, handler(uri, ctx)}`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Resource extends Metadata {
+  readonly uri: string
+  /** Raw size in bytes, if known. */
+  readonly size?: number
+  readonly handler: (uri: string, ctx: RequestContextShape) => HandlerResult<ResourceReturn, JsonRpc.McpError>
+}
+
+/**
+ * A completion function for one argument: gets the partial value, the other arguments already
+ * chosen, and the context; returns candidate strings or `{values, total?, hasMore?}`. At most 100
+ * values are sent; when cut, `hasMore: true` and `total` are set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Complete = (
+  value: string,
+  otherArguments: Readonly<Record<string, string>>,
+  ctx: RequestContextShape
+) => HandlerResult<
+  ReadonlyArray<string> | {
+    readonly values: ReadonlyArray<string>
+    readonly total?: number
+    readonly hasMore?: boolean
+  },
+  JsonRpc.McpError
+>
+
+/**
+ * A resource template: `{uriTemplate, name, ..., handler(vars, ctx), complete?}`. `uriTemplate`
+ * is RFC 6570 (`{var}` one segment, `{+var}` the rest including `/`); matching is exact and the
+ * variables are percent-decoded. `complete` maps variable names to completion functions.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResourceTemplate extends Metadata {
+  readonly uriTemplate: string
+  readonly handler: (
+    variables: Readonly<Record<string, string>>,
+    ctx: RequestContextShape & { readonly uri: string }
+  ) => HandlerResult<ResourceReturn, JsonRpc.McpError>
+  readonly complete?: Readonly<Record<string, Complete>>
+}
+
+/**
+ * Defines a static resource (identity, for inference).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (resource: Resource): Resource => resource
+
+/**
+ * Defines a resource template (identity, for inference).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const template = (template: ResourceTemplate): ResourceTemplate => template

@@ -1,0 +1,187 @@
+/**
+ * Tool definitions: plain records with a handler. A tool declares its arguments either as a JSON
+ * Schema (`inputSchema`) or as an Effect Schema (`parameters`, see {@link typed}).
+ *
+ * Spec: Server › Tools (2026-07-28 and 2025-11-25); SEP-1303 (argument errors are tool results).
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
+import type * as Schema from "effect/Schema"
+import * as S from "effect/Schema"
+import { Blocks } from "./Content.js"
+import { type HandlerResult, lift } from "./Handler.js"
+import * as JsonRpc from "./JsonRpc.js"
+import type * as McpSchema from "./McpSchema.js"
+import type { RequestContextShape } from "./RequestContext.js"
+
+/**
+ * A failure the model can act on. In a tool handler's fail channel it becomes a
+ * `CallToolResult` with `isError: true` whose text is `message` (or `content`, when given).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolError extends S.TaggedError<ToolError>("presa-mcp/ToolError")("ToolError", {
+  message: S.String,
+  content: S.optional(S.Array(S.Unknown)),
+  structuredContent: S.optional(S.Unknown)
+}) {}
+
+/**
+ * What a tool handler may return (docs/architecture.md, "Handler results"):
+ * - a string → one text block;
+ * - `Content.blocks([...])` → those blocks;
+ * - an object with a `content` array → that result as is (`structuredContent`, `isError` kept);
+ * - any other plain object → `structuredContent` plus a text block with its JSON;
+ * - `undefined` / `null` → an empty result (`content: []`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolReturn =
+  | string
+  | Blocks
+  | McpSchema.CallToolResult
+  | JsonRpc.JsonObject
+  | null
+  | undefined
+  | void
+
+/**
+ * A tool handler: gets the (validated) arguments and the request context. Its errors: `ToolError`
+ * (→ `isError` result) or `McpError` (→ JSON-RPC error). Anything thrown is a defect.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handler<A> = (
+  args: A,
+  ctx: RequestContextShape
+) => HandlerResult<ToolReturn, ToolError | JsonRpc.McpError>
+
+interface Common {
+  /** Unique per server; SHOULD be 1–128 chars of `[A-Za-z0-9_.-]`. */
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly annotations?: McpSchema.ToolAnnotations
+  readonly icons?: ReadonlyArray<McpSchema.Icon>
+  readonly _meta?: JsonRpc.JsonObject
+}
+
+/**
+ * A tool with a JSON Schema: `inputSchema` (root `type: "object"`; default: no arguments),
+ * `outputSchema` (structured results are checked against it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface JsonTool extends Common {
+  readonly inputSchema?: JsonRpc.JsonObject
+  readonly outputSchema?: JsonRpc.JsonObject
+  readonly handler: Handler<JsonRpc.JsonObject>
+}
+
+/**
+ * A tool whose arguments (and optionally result) are Effect Schemas: `parameters` (decoded type
+ * `A`) and `success` (its encoded form becomes `structuredContent`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TypedTool<A, I, O, OI> extends Common {
+  readonly parameters: Schema.Schema<A, I>
+  readonly success?: Schema.Schema<O, OI>
+  readonly handler: (
+    args: A,
+    ctx: RequestContextShape
+  ) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError>
+}
+
+/**
+ * A tool definition as the server takes it: a JSON Schema tool. Typed tools become one through
+ * {@link typed}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Tool = JsonTool
+
+/**
+ * Defines a JSON Schema tool (identity; gives the handler's arguments their type).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (tool: JsonTool): JsonTool => tool
+
+/**
+ * Defines a tool from Effect Schemas. `inputSchema` (and `outputSchema` from `success`) are
+ * derived with `JSONSchema.make` (2020-12 target, `$schema` left out so the MCP default dialect
+ * applies); the server validates arguments against that JSON Schema first (same messages as any
+ * tool), then the arguments are decoded with `parameters`; a decode failure is an `isError`
+ * result `Invalid arguments at <pointer>: <message>`. With `success`, the handler's value is
+ * encoded with it and sent as `structuredContent` (plus its JSON as text).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const typed = <A, I, O = never, OI = never>(tool: TypedTool<A, I, O, OI>): JsonTool => {
+  const { handler, parameters, success, ...common } = tool
+  const decode = S.decodeUnknown(parameters)
+  const encode = success === undefined ? undefined : S.encode(success)
+  return {
+    ...common,
+    inputSchema: deriveJsonSchema(parameters),
+    ...(success === undefined ? {} : { outputSchema: deriveJsonSchema(success) }),
+    handler: (args, ctx) =>
+      decode(args).pipe(
+        Effect.mapError((e) => new ToolError({ message: formatParseError("Invalid arguments", e) })),
+        Effect.flatMap((decoded) => lift(() => handler(decoded, ctx))),
+        Effect.flatMap((out): Effect.Effect<ToolReturn> =>
+          encode === undefined || !isSuccessValue(out)
+            ? Effect.succeed(asToolReturn(out))
+            : encode(out as O).pipe(Effect.orDie, Effect.map(asToolReturn))
+        )
+      )
+  }
+}
+
+const isSuccessValue = (u: unknown): boolean => !(u instanceof Blocks) && u !== undefined && u !== null
+
+const asToolReturn = (u: unknown): ToolReturn => {
+  if (u === undefined || u === null || typeof u === "string" || u instanceof Blocks) return u
+  if (JsonRpc.isObject(u)) return u
+  return { value: u }
+}
+
+/**
+ * The JSON Schema of an Effect Schema, as a tool's `inputSchema`/`outputSchema`.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const deriveJsonSchema = <A, I>(schema: Schema.Schema<A, I>): JsonRpc.JsonObject => {
+  const { $schema: _ignored, ...rest } = JSONSchema.make(schema, { target: "jsonSchema2020-12" })
+  return rest
+}
+
+/**
+ * `"<prefix> at /a/0: message"` from a Schema `ParseError` (paths as JSON Pointers).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const formatParseError = (prefix: string, error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  return issues.map((issue, i) =>
+    `${i === 0 ? `${prefix} at` : "at"} ${
+      issue.path.length === 0
+        ? "/"
+        : issue.path.map((k) => "/" + String(k).replace(/~/g, "~0").replace(/\//g, "~1")).join("")
+    }: ${issue.message}`
+  ).join("; ")
+}
