@@ -13,6 +13,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
 import * as Defs from "./internal/definitions.js"
 import * as Headers from "./internal/headers.js"
 import * as internal from "./internal/server.js"
@@ -20,6 +21,7 @@ import * as JsonRpc from "./JsonRpc.js"
 import type * as JsonSchema from "./JsonSchema.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as Prompt from "./Prompt.js"
+import type { RequestContextShape } from "./RequestContext.js"
 import type * as Resource from "./Resource.js"
 import type * as Tool from "./Tool.js"
 
@@ -35,6 +37,10 @@ import type * as Tool from "./Tool.js"
  *   `ttlMs: 0`, `scope: "private"`;
  * - `versions`: the revisions served, default all of `2026-07-28`, `2025-11-25`, `2025-06-18`;
  * - `logging`: advertise `logging` and accept `logging/setLevel`, default false;
+ * - `listChanged`: advertise `listChanged` on tools, prompts and resources and announce changes
+ *   (modern: on `subscriptions/listen` streams that asked; legacy: on the session), default false;
+ * - `subscribe`: advertise `resources.subscribe` (legacy `resources/subscribe`, modern
+ *   `resourceSubscriptions` in listen filters), default false;
  * - `exposeErrorMessages`: a tool defect's text is `Name: message` instead of `Name`, default false;
  * - `validate`: check tool arguments against `inputSchema` and structured results against
  *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
@@ -59,6 +65,8 @@ export interface Options {
   readonly cache?: { readonly ttlMs?: number; readonly scope?: McpSchema.CacheScope }
   readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
   readonly logging?: boolean
+  readonly listChanged?: boolean
+  readonly subscribe?: boolean
   readonly exposeErrorMessages?: boolean
   readonly validate?: boolean
   readonly validator?: JsonSchema.Validator
@@ -293,3 +301,82 @@ export class McpServerService extends Context.Tag("presa-mcp/McpServer")<McpServ
  */
 export const layer = (options: Options): Layer.Layer<McpServerService, DefinitionError> =>
   Layer.effect(McpServerService, internal.make(options))
+
+/**
+ * A change event: a list changed (`tools`, `prompts`, `resources`) or a resource's contents were
+ * updated.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ChangeEvent = internal.ChangeEvent
+
+/**
+ * Announces that a list changed (the live add/remove calls do this themselves). Modern clients
+ * that listen for that kind get `notifications/<kind>/list_changed` tagged with their subscription
+ * id; legacy sessions get it when `listChanged` is on (protocol.md §14, §24.5).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const listChanged: (server: McpServer, kind: "tools" | "prompts" | "resources") => Effect.Effect<void> =
+  internal.listChanged
+
+/**
+ * Announces that a resource's contents changed: `notifications/resources/updated {uri}` to the
+ * listen streams and legacy sessions subscribed to `uri`.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const resourceUpdated: (server: McpServer, uri: string) => Effect.Effect<void> = internal.resourceUpdated
+
+/**
+ * Ends every open `subscriptions/listen` gracefully: each gets its result
+ * `{resultType: "complete", _meta: {subscriptionId}}` (protocol.md §14). Transports call it when
+ * they stop.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const shutdown: (server: McpServer) => Effect.Effect<void> = internal.shutdown
+
+/**
+ * The unsolicited notifications of a legacy session (list changes when `listChanged` is on,
+ * resource updates for its subscribed URIs), from `notifications/initialized` on. Transports drain
+ * it onto the session's channel (the stdio pipe, the HTTP GET stream).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const sessionNotifications: (
+  server: McpServer,
+  session: Session
+) => Stream.Stream<JsonRpc.Notification> = internal.sessionNotifications
+
+/**
+ * Sends progress for the request in flight (see `RequestContextShape.progress`): only with a
+ * `progressToken`, increasing values, bounded. Yields whether it was sent.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const progress = (
+  ctx: RequestContextShape,
+  value: number,
+  options?: { readonly total?: number; readonly message?: string }
+): Effect.Effect<boolean> => ctx.progress(value, options)
+
+/**
+ * Sends a log message for the request in flight (see `RequestContextShape.log`): at or above the
+ * requested level, bounded; a dropped message yields `false`, never an error.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const log = (
+  ctx: RequestContextShape,
+  level: McpSchema.LoggingLevel,
+  data: unknown,
+  logger?: string
+): Effect.Effect<boolean> => ctx.log(level, data, logger)

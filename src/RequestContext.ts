@@ -34,6 +34,23 @@ export interface RequestContextShape {
   readonly meta: JsonRpc.JsonObject
   readonly progressToken: string | number | undefined
   readonly notify: (notification: JsonRpc.Notification) => Effect.Effect<void>
+  /**
+   * Sends `notifications/progress` for this request: only when it carried a `progressToken`
+   * (echoed with its exact type), only when `progress` is greater than the last one sent, at most
+   * 1,000 notifications per request. Yields `true` when sent, `false` when dropped (never fails).
+   */
+  readonly progress: (
+    progress: number,
+    options?: { readonly total?: number; readonly message?: string }
+  ) => Effect.Effect<boolean>
+  /**
+   * Sends `notifications/message` for this request when the server has `logging: true` and the
+   * level is at or above the requested one: modern — the request's `_meta` log level (absent ⇒
+   * nothing is sent); legacy — the session's `logging/setLevel` (default: every level). `data`
+   * over 64 KiB of JSON, or more than 1,000 notifications per request, are dropped. Yields `true`
+   * when sent, `false` when dropped (never fails).
+   */
+  readonly log: (level: McpSchema.LoggingLevel, data: unknown, logger?: string) => Effect.Effect<boolean>
 }
 
 /**

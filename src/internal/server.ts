@@ -3,12 +3,16 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Content from "../Content.js"
 import { lift } from "../Handler.js"
@@ -43,10 +47,17 @@ export interface Options {
   readonly cache?: { readonly ttlMs?: number; readonly scope?: McpSchema.CacheScope }
   readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
   readonly logging?: boolean
+  readonly listChanged?: boolean
+  readonly subscribe?: boolean
   readonly exposeErrorMessages?: boolean
   readonly validate?: boolean
   readonly validator?: JsonSchema.Validator
 }
+
+/** A change to what the server serves. */
+export type ChangeEvent =
+  | { readonly _tag: "ListChanged"; readonly kind: "tools" | "prompts" | "resources" }
+  | { readonly _tag: "ResourceUpdated"; readonly uri: string }
 
 /** A server value: its options and the `SubscriptionRef` of definition snapshots. */
 export interface Server {
@@ -54,6 +65,8 @@ export interface Server {
   readonly options: Options
   readonly versions: ReadonlyArray<McpSchema.ProtocolVersion>
   readonly state: SubscriptionRef.SubscriptionRef<Defs.Snapshot>
+  readonly events: PubSub.PubSub<ChangeEvent>
+  readonly shutdown: Deferred.Deferred<void>
 }
 
 /** What a legacy session knows once `initialize` was answered. */
@@ -63,6 +76,7 @@ export interface SessionState {
   readonly clientCapabilities: McpSchema.ClientCapabilities
   readonly initialized: boolean
   readonly logLevel: McpSchema.LoggingLevel | undefined
+  readonly subscriptions: ReadonlySet<string>
 }
 
 /** A legacy session: one stdio process, or one HTTP `Mcp-Session-Id`. */
@@ -95,6 +109,8 @@ export const make = (options: Options): Effect.Effect<Server, Defs.DefinitionErr
   Effect.gen(function*() {
     const snapshot = yield* Defs.build(options, 1)
     const state = yield* SubscriptionRef.make(snapshot)
+    const events = yield* PubSub.unbounded<ChangeEvent>()
+    const shutdown = yield* Deferred.make<void>()
     const versions = McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v))
     const info: McpSchema.Implementation = {
       name: options.name,
@@ -104,7 +120,7 @@ export const make = (options: Options): Effect.Effect<Server, Defs.DefinitionErr
       ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
       ...(options.icons === undefined ? {} : { icons: options.icons })
     }
-    return { info, options, versions, state }
+    return { info, options, versions, state, events, shutdown }
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -113,9 +129,12 @@ export const make = (options: Options): Effect.Effect<Server, Defs.DefinitionErr
 
 export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
   const caps: Record<string, Record<string, unknown>> = {}
-  if (snapshot.tools.length > 0) caps.tools = {}
-  if (snapshot.resources.length > 0 || snapshot.templates.length > 0) caps.resources = {}
-  if (snapshot.prompts.length > 0) caps.prompts = {}
+  const listChanged = server.options.listChanged === true ? { listChanged: true } : {}
+  if (snapshot.tools.length > 0) caps.tools = { ...listChanged }
+  if (snapshot.resources.length > 0 || snapshot.templates.length > 0) {
+    caps.resources = { ...(server.options.subscribe === true ? { subscribe: true } : {}), ...listChanged }
+  }
+  if (snapshot.prompts.length > 0) caps.prompts = { ...listChanged }
   const completes = snapshot.prompts.some((p) => p.def.complete !== undefined) ||
     snapshot.templates.some((t) => t.def.complete !== undefined)
   if (completes) caps.completions = {}
@@ -337,7 +356,8 @@ const initialize = (
         clientInfo: decoded.clientInfo,
         clientCapabilities: decoded.capabilities,
         initialized: false,
-        logLevel: undefined
+        logLevel: undefined,
+        subscriptions: new Set<string>()
       })
     }
     return {
@@ -379,73 +399,266 @@ const modernResult = (server: Server, method: string, result: JsonRpc.JsonObject
   return out
 }
 
+/** Bounds on request-scoped notifications: count per request and size of one log message. */
+const MAX_NOTIFICATIONS = 1000
+const MAX_LOG_BYTES = 64 * 1024
+
+const makeContext = (
+  server: Server,
+  request: JsonRpc.Request,
+  era: Era,
+  options: DispatchOptions
+): Effect.Effect<RequestContextShape> =>
+  Effect.gen(function*() {
+    const params = request.params ?? {}
+    const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
+    const token = meta[McpSchema.MetaKey.progressToken]
+    const progressToken = typeof token === "string" || (typeof token === "number" && Number.isInteger(token))
+      ? token
+      : undefined
+    const notify = options.notify ?? (() => Effect.void)
+    const sent = yield* Ref.make({ count: 0, lastProgress: Number.NEGATIVE_INFINITY })
+    const threshold: Effect.Effect<McpSchema.LoggingLevel | undefined> = era.era === "modern"
+      ? Effect.succeed(
+        McpSchema.LOGGING_LEVELS.find((l) => l === meta[McpSchema.MetaKey.logLevel])
+      )
+      : options.session === undefined
+      ? Effect.succeed("debug")
+      : Effect.map(Ref.get(options.session.state), (s) => s?.logLevel ?? "debug")
+    const budget = (progress?: number) =>
+      Ref.modify(sent, (s) => {
+        if (s.count >= MAX_NOTIFICATIONS) return [false, s]
+        if (progress !== undefined && !(progress > s.lastProgress)) return [false, s]
+        return [true, { count: s.count + 1, lastProgress: progress ?? s.lastProgress }]
+      })
+    return {
+      ...era,
+      requestId: request.id,
+      method: request.method,
+      meta,
+      progressToken,
+      notify,
+      progress: (progress, opts) =>
+        progressToken === undefined || !Number.isFinite(progress)
+          ? Effect.succeed(false)
+          : Effect.flatMap(budget(progress), (ok) =>
+            ok
+              ? Effect.as(
+                notify(JsonRpc.notification(McpSchema.Method.progress, {
+                  progressToken,
+                  progress,
+                  ...(opts?.total === undefined ? {} : { total: opts.total }),
+                  ...(opts?.message === undefined ? {} : { message: opts.message })
+                })),
+                true
+              )
+              : Effect.succeed(false)),
+      log: (level, data, logger) =>
+        Effect.gen(function*() {
+          if (server.options.logging !== true) return false
+          const min = yield* threshold
+          if (min === undefined) return false
+          if (McpSchema.LOGGING_LEVELS.indexOf(level) < McpSchema.LOGGING_LEVELS.indexOf(min)) return false
+          const size = JSON.stringify(data ?? null).length
+          if (size > MAX_LOG_BYTES) return false
+          if (!(yield* budget())) return false
+          yield* notify(JsonRpc.notification(McpSchema.Method.message, {
+            level,
+            data: data ?? null,
+            ...(logger === undefined ? {} : { logger })
+          }))
+          return true
+        })
+    }
+  })
+
 const route = (
   server: Server,
   snapshot: Defs.Snapshot,
   request: JsonRpc.Request,
   era: Era,
   options: DispatchOptions
-): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  const params = request.params ?? {}
-  const caps = capabilities(server, snapshot)
-  const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
-  const token = meta[McpSchema.MetaKey.progressToken]
-  const ctx: RequestContextShape = {
-    ...era,
-    requestId: request.id,
-    method: request.method,
-    meta,
-    progressToken: typeof token === "string" || (typeof token === "number" && Number.isInteger(token))
-      ? token
-      : undefined,
-    notify: options.notify ?? (() => Effect.void)
-  }
-  const gated = (
-    capability: keyof McpSchema.ServerCapabilities,
-    run: () => Effect.Effect<JsonRpc.JsonObject, Failure>
-  ) => caps[capability] === undefined ? fail(McpError.methodNotFound(request.method), 404) : run()
-  switch (request.method) {
-    case McpSchema.Method.discover:
-      return Effect.succeed({
-        supportedVersions: server.versions,
-        capabilities: caps,
-        ...(server.options.instructions === undefined ? {} : { instructions: server.options.instructions })
-      })
-    case McpSchema.Method.ping:
-      return Effect.succeed({})
-    case McpSchema.Method.toolsList:
-      return gated("tools", () => page(server, snapshot, params, snapshot.tools, "tools", (t) => t.wire))
-    case McpSchema.Method.toolsCall:
-      return gated("tools", () => callTool(server, snapshot, params, ctx))
-    case McpSchema.Method.resourcesList:
-      return gated("resources", () => page(server, snapshot, params, snapshot.resources, "resources", (r) => r.wire))
-    case McpSchema.Method.resourcesTemplatesList:
-      return gated(
-        "resources",
-        () => page(server, snapshot, params, snapshot.templates, "resourceTemplates", (t) => t.wire)
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.flatMap(makeContext(server, request, era, options), (ctx) => {
+    const params = request.params ?? {}
+    const caps = capabilities(server, snapshot)
+    const gated = (
+      capability: keyof McpSchema.ServerCapabilities,
+      run: () => Effect.Effect<JsonRpc.JsonObject, Failure>
+    ) => caps[capability] === undefined ? fail(McpError.methodNotFound(request.method), 404) : run()
+    switch (request.method) {
+      case McpSchema.Method.discover:
+        return Effect.succeed({
+          supportedVersions: server.versions,
+          capabilities: caps,
+          ...(server.options.instructions === undefined ? {} : { instructions: server.options.instructions })
+        })
+      case McpSchema.Method.ping:
+        return Effect.succeed({})
+      case McpSchema.Method.toolsList:
+        return gated("tools", () => page(server, snapshot, params, snapshot.tools, "tools", (t) => t.wire))
+      case McpSchema.Method.toolsCall:
+        return gated("tools", () => callTool(server, snapshot, params, ctx))
+      case McpSchema.Method.resourcesList:
+        return gated("resources", () => page(server, snapshot, params, snapshot.resources, "resources", (r) => r.wire))
+      case McpSchema.Method.resourcesTemplatesList:
+        return gated(
+          "resources",
+          () => page(server, snapshot, params, snapshot.templates, "resourceTemplates", (t) => t.wire)
+        )
+      case McpSchema.Method.resourcesRead:
+        return gated("resources", () => readResource(snapshot, params, ctx))
+      case McpSchema.Method.promptsList:
+        return gated("prompts", () => page(server, snapshot, params, snapshot.prompts, "prompts", (p) => p.wire))
+      case McpSchema.Method.promptsGet:
+        return gated("prompts", () => getPrompt(snapshot, params, ctx))
+      case McpSchema.Method.complete:
+        return gated("completions", () => complete(snapshot, params, ctx))
+      case McpSchema.Method.loggingSetLevel:
+        return gated("logging", () =>
+          decodeParams(McpSchema.SetLevelParams, params).pipe(
+            Effect.tap(({ level }) =>
+              options.session === undefined
+                ? Effect.void
+                : Ref.update(options.session.state, (s) => s === undefined ? s : { ...s, logLevel: level })
+            ),
+            Effect.as({})
+          ))
+      case McpSchema.Method.subscriptionsListen:
+        return caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
+            caps.resources?.listChanged === true || caps.resources?.subscribe === true
+          ? listen(server, caps, request, ctx)
+          : fail(McpError.methodNotFound(request.method), 404)
+      case McpSchema.Method.resourcesSubscribe:
+      case McpSchema.Method.resourcesUnsubscribe:
+        return caps.resources?.subscribe === true
+          ? subscribe(options, params, request.method === McpSchema.Method.resourcesSubscribe)
+          : fail(McpError.methodNotFound(request.method), 404)
+      default:
+        return fail(McpError.methodNotFound(request.method), 404)
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// subscriptions
+// ---------------------------------------------------------------------------------------------
+
+const Filter = Schema.Struct({
+  notifications: Schema.Struct({
+    toolsListChanged: Schema.optional(Schema.Boolean),
+    promptsListChanged: Schema.optional(Schema.Boolean),
+    resourcesListChanged: Schema.optional(Schema.Boolean),
+    resourceSubscriptions: Schema.optional(Schema.Array(Schema.String))
+  })
+})
+
+const LIST_CHANGED_METHOD = {
+  tools: "notifications/tools/list_changed",
+  prompts: "notifications/prompts/list_changed",
+  resources: "notifications/resources/list_changed"
+} as const
+
+const RESOURCE_UPDATED = "notifications/resources/updated"
+const ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+
+/** `subscriptions/listen` (2026-07-28): ack first, then matching changes, until cancel or shutdown. */
+const listen = (
+  server: Server,
+  caps: McpSchema.ServerCapabilities,
+  request: JsonRpc.Request,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.gen(function*() {
+    const { notifications: wanted } = yield* decodeParams(Filter, request.params ?? {})
+    const honoured: {
+      toolsListChanged?: true
+      promptsListChanged?: true
+      resourcesListChanged?: true
+      resourceSubscriptions?: ReadonlyArray<string>
+    } = {
+      ...(wanted.toolsListChanged === true && caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+      ...(wanted.promptsListChanged === true && caps.prompts?.listChanged === true
+        ? { promptsListChanged: true }
+        : {}),
+      ...(wanted.resourcesListChanged === true && caps.resources?.listChanged === true
+        ? { resourcesListChanged: true }
+        : {}),
+      ...(wanted.resourceSubscriptions !== undefined && caps.resources?.subscribe === true
+        ? { resourceSubscriptions: wanted.resourceSubscriptions }
+        : {})
+    }
+    const meta = { [McpSchema.MetaKey.subscriptionId]: request.id }
+    const uris = new Set(honoured.resourceSubscriptions ?? [])
+    const wants = (e: ChangeEvent): boolean =>
+      e._tag === "ResourceUpdated"
+        ? uris.has(e.uri)
+        : e.kind === "tools"
+        ? honoured.toolsListChanged === true
+        : e.kind === "prompts"
+        ? honoured.promptsListChanged === true
+        : honoured.resourcesListChanged === true
+    yield* Effect.scoped(Effect.gen(function*() {
+      const queue = yield* PubSub.subscribe(server.events)
+      yield* ctx.notify(JsonRpc.notification(ACKNOWLEDGED, { _meta: meta, notifications: honoured }))
+      const forward = Queue.take(queue).pipe(
+        Effect.flatMap((e) => wants(e) ? ctx.notify(toNotification(e, meta)) : Effect.void),
+        Effect.forever
       )
-    case McpSchema.Method.resourcesRead:
-      return gated("resources", () => readResource(snapshot, params, ctx))
-    case McpSchema.Method.promptsList:
-      return gated("prompts", () => page(server, snapshot, params, snapshot.prompts, "prompts", (p) => p.wire))
-    case McpSchema.Method.promptsGet:
-      return gated("prompts", () => getPrompt(snapshot, params, ctx))
-    case McpSchema.Method.complete:
-      return gated("completions", () => complete(snapshot, params, ctx))
-    case McpSchema.Method.loggingSetLevel:
-      return gated("logging", () =>
-        decodeParams(McpSchema.SetLevelParams, params).pipe(
-          Effect.tap(({ level }) =>
-            options.session === undefined
-              ? Effect.void
-              : Ref.update(options.session.state, (s) => s === undefined ? s : { ...s, logLevel: level })
-          ),
-          Effect.as({})
-        ))
-    default:
-      return fail(McpError.methodNotFound(request.method), 404)
-  }
-}
+      yield* Effect.raceFirst(forward, Deferred.await(server.shutdown))
+    }))
+    return { _meta: meta }
+  })
+
+const toNotification = (e: ChangeEvent, meta?: JsonRpc.JsonObject): JsonRpc.Notification =>
+  e._tag === "ResourceUpdated"
+    ? JsonRpc.notification(RESOURCE_UPDATED, meta === undefined ? { uri: e.uri } : { uri: e.uri, _meta: meta })
+    : JsonRpc.notification(LIST_CHANGED_METHOD[e.kind], meta === undefined ? undefined : { _meta: meta })
+
+/** Legacy `resources/subscribe` / `resources/unsubscribe`: per-session URI set. */
+const subscribe = (
+  options: DispatchOptions,
+  params: JsonRpc.JsonObject,
+  on: boolean
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.gen(function*() {
+    const { uri } = yield* decodeParams(McpSchema.ReadResourceParams, params)
+    if (options.session !== undefined) {
+      yield* Ref.update(options.session.state, (s) => {
+        if (s === undefined) return s
+        const next = new Set(s.subscriptions)
+        if (on) next.add(uri)
+        else next.delete(uri)
+        return { ...s, subscriptions: next }
+      })
+    }
+    return {}
+  })
+
+/**
+ * The unsolicited notifications of a legacy session: `notifications/{tools,prompts,resources}/list_changed`
+ * (when `listChanged` is on, after `notifications/initialized`) and `notifications/resources/updated`
+ * for the session's subscribed URIs. Modern clients get changes only through `subscriptions/listen`.
+ */
+export const sessionNotifications = (server: Server, session: Session): Stream.Stream<JsonRpc.Notification> =>
+  Stream.fromPubSub(server.events).pipe(
+    Stream.filterEffect((e) =>
+      Effect.map(Ref.get(session.state), (s) =>
+        s !== undefined && s.initialized &&
+        (e._tag === "ResourceUpdated" ? s.subscriptions.has(e.uri) : server.options.listChanged === true))
+    ),
+    Stream.map((e) => toNotification(e))
+  )
+
+/** Announces a list change (e.g. after the app changed what a list returns). */
+export const listChanged = (server: Server, kind: "tools" | "prompts" | "resources"): Effect.Effect<void> =>
+  PubSub.publish(server.events, { _tag: "ListChanged", kind })
+
+/** Announces that a resource's contents changed. */
+export const resourceUpdated = (server: Server, uri: string): Effect.Effect<void> =>
+  PubSub.publish(server.events, { _tag: "ResourceUpdated", uri })
+
+/** Ends every `subscriptions/listen` gracefully (their result is sent). */
+export const shutdown = (server: Server): Effect.Effect<void> => Deferred.succeed(server.shutdown, undefined)
 
 // ---------------------------------------------------------------------------------------------
 // pagination
@@ -724,13 +937,14 @@ const complete = (
 
 const change = (
   server: Server,
+  kind: "tools" | "prompts" | "resources",
   f: (s: Defs.Snapshot) => Either.Either<Defs.Snapshot, Defs.DefinitionError>
 ): Effect.Effect<void, Defs.DefinitionError> =>
   SubscriptionRef.modifyEffect(server.state, (s) =>
     Either.match(f(s), {
       onLeft: (e) => Effect.fail(e),
       onRight: (next) => Effect.succeed([undefined, { ...next, revision: s.revision + 1 }] as const)
-    }))
+    })).pipe(Effect.zipRight(listChanged(server, kind)))
 
 const rebuild = (s: Defs.Snapshot, patch: {
   readonly tools?: ReadonlyArray<Tool.Tool>
@@ -746,23 +960,28 @@ const rebuild = (s: Defs.Snapshot, patch: {
   }, s.revision)
 
 export const addTool = (server: Server, tool: Tool.Tool) =>
-  change(server, (s) => rebuild(s, { tools: [...s.tools.map((t) => t.def), tool] }))
+  change(server, "tools", (s) => rebuild(s, { tools: [...s.tools.map((t) => t.def), tool] }))
 export const removeTool = (server: Server, name: string) =>
-  change(server, (s) => rebuild(s, { tools: s.tools.map((t) => t.def).filter((t) => t.name !== name) }))
+  change(server, "tools", (s) => rebuild(s, { tools: s.tools.map((t) => t.def).filter((t) => t.name !== name) }))
 export const addResource = (server: Server, resource: Resource.Resource) =>
-  change(server, (s) => rebuild(s, { resources: [...s.resources.map((r) => r.def), resource] }))
+  change(server, "resources", (s) => rebuild(s, { resources: [...s.resources.map((r) => r.def), resource] }))
 export const removeResource = (server: Server, uri: string) =>
-  change(server, (s) => rebuild(s, { resources: s.resources.map((r) => r.def).filter((r) => r.uri !== uri) }))
+  change(
+    server,
+    "resources",
+    (s) => rebuild(s, { resources: s.resources.map((r) => r.def).filter((r) => r.uri !== uri) })
+  )
 export const addResourceTemplate = (server: Server, template: Resource.ResourceTemplate) =>
-  change(server, (s) => rebuild(s, { resourceTemplates: [...s.templates.map((t) => t.def), template] }))
+  change(server, "resources", (s) => rebuild(s, { resourceTemplates: [...s.templates.map((t) => t.def), template] }))
 export const removeResourceTemplate = (server: Server, uriTemplate: string) =>
   change(
     server,
+    "resources",
     (s) => rebuild(s, { resourceTemplates: s.templates.map((t) => t.def).filter((t) => t.uriTemplate !== uriTemplate) })
   )
 export const addPrompt = (server: Server, prompt: Prompt.Prompt) =>
-  change(server, (s) => rebuild(s, { prompts: [...s.prompts.map((p) => p.def), prompt] }))
+  change(server, "prompts", (s) => rebuild(s, { prompts: [...s.prompts.map((p) => p.def), prompt] }))
 export const removePrompt = (server: Server, name: string) =>
-  change(server, (s) => rebuild(s, { prompts: s.prompts.map((p) => p.def).filter((p) => p.name !== name) }))
+  change(server, "prompts", (s) => rebuild(s, { prompts: s.prompts.map((p) => p.def).filter((p) => p.name !== name) }))
 
 export { statusOf }
