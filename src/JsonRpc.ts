@@ -85,7 +85,7 @@ export interface SuccessResponse {
  */
 export interface ErrorResponse {
   readonly jsonrpc: "2.0"
-  readonly id?: RequestId
+  readonly id?: RequestId | null
   readonly error: ErrorObject
 }
 
@@ -331,6 +331,19 @@ export const failure = (id: RequestId | undefined, error: McpError): ErrorRespon
   id === undefined
     ? { jsonrpc: "2.0", error: error.toErrorObject() }
     : { jsonrpc: "2.0", id, error: error.toErrorObject() }
+
+/**
+ * An error response with `"id": null`: only for 2025-06-18 sessions, whose schema requires an id
+ * (JSON-RPC 2.0 §5: null when it could not be read).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const failureWithNullId = (error: McpError): ErrorResponse => ({
+  jsonrpc: "2.0",
+  id: null,
+  error: error.toErrorObject()
+})
 
 /**
  * A request.

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { HandlerResult } from "./Handler.js"
+import type { InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContextShape } from "./RequestContext.js"
@@ -52,7 +53,7 @@ export interface Prompt {
   readonly handler: (
     args: Readonly<Record<string, string>>,
     ctx: RequestContextShape
-  ) => HandlerResult<PromptReturn, JsonRpc.McpError>
+  ) => HandlerResult<PromptReturn, JsonRpc.McpError | InputRequired>
   readonly complete?: Readonly<Record<string, Complete>>
 }
 

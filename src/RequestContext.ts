@@ -6,6 +6,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Ref from "effect/Ref"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 
@@ -51,6 +52,8 @@ export interface RequestContextShape {
    * when sent, `false` when dropped (never fails).
    */
   readonly log: (level: McpSchema.LoggingLevel, data: unknown, logger?: string) => Effect.Effect<boolean>
+  /** Client input for this request (see the `Input` module). */
+  readonly input: InputContext
 }
 
 /**
@@ -60,3 +63,23 @@ export interface RequestContextShape {
  * @category models
  */
 export class RequestContext extends Context.Tag("presa-mcp/RequestContext")<RequestContext, RequestContextShape>() {}
+
+/**
+ * The input side of a request (elicitation, sampling, roots), used by the `Input` module.
+ *
+ * - `responses`: answers the client gave so far (modern: `inputResponses` merged with the answers
+ *   carried in `requestState`);
+ * - `state`: the handler's own state, carried in `requestState` across rounds (modern);
+ * - `sendRequest`: legacy only — sends a server→client request on the session and waits for its
+ *   result; absent where the transport cannot carry one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InputContext {
+  readonly responses: Readonly<Record<string, unknown>>
+  readonly state: Ref.Ref<unknown>
+  readonly sendRequest:
+    | ((method: string, params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError>)
+    | undefined
+}

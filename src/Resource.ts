@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import type { HandlerResult } from "./Handler.js"
+import type { InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContextShape } from "./RequestContext.js"
@@ -49,7 +50,10 @@ export interface Resource extends Metadata {
   readonly uri: string
   /** Raw size in bytes, if known. */
   readonly size?: number
-  readonly handler: (uri: string, ctx: RequestContextShape) => HandlerResult<ResourceReturn, JsonRpc.McpError>
+  readonly handler: (
+    uri: string,
+    ctx: RequestContextShape
+  ) => HandlerResult<ResourceReturn, JsonRpc.McpError | InputRequired>
 }
 
 /**
@@ -78,6 +82,10 @@ export type Complete = (
  * is RFC 6570 (`{var}` one segment, `{+var}` the rest including `/`); matching is exact and the
  * variables are percent-decoded. `complete` maps variable names to completion functions.
  *
+ * Precedence on `resources/read`: a static resource with the exact URI wins; otherwise the first
+ * template (in registration order) that matches the URI serves it, and if its handler yields
+ * nothing the answer is -32602 `Resource not found` (later templates are not tried).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -86,7 +94,7 @@ export interface ResourceTemplate extends Metadata {
   readonly handler: (
     variables: Readonly<Record<string, string>>,
     ctx: RequestContextShape & { readonly uri: string }
-  ) => HandlerResult<ResourceReturn, JsonRpc.McpError>
+  ) => HandlerResult<ResourceReturn, JsonRpc.McpError | InputRequired>
   readonly complete?: Readonly<Record<string, Complete>>
 }
 

@@ -11,8 +11,10 @@ import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import * as S from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { Blocks } from "./Content.js"
 import { type HandlerResult, lift } from "./Handler.js"
+import type { InputRequired } from "./Input.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContextShape } from "./RequestContext.js"
@@ -60,7 +62,7 @@ export type ToolReturn =
 export type Handler<A> = (
   args: A,
   ctx: RequestContextShape
-) => HandlerResult<ToolReturn, ToolError | JsonRpc.McpError>
+) => HandlerResult<ToolReturn, ToolError | JsonRpc.McpError | InputRequired>
 
 interface Common {
   /** Unique per server; SHOULD be 1–128 chars of `[A-Za-z0-9_.-]`. */
@@ -98,7 +100,7 @@ export interface TypedTool<A, I, O, OI> extends Common {
   readonly handler: (
     args: A,
     ctx: RequestContextShape
-  ) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError>
+  ) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError | InputRequired>
 }
 
 /**
@@ -133,10 +135,18 @@ export const typed = <A, I, O = never, OI = never>(tool: TypedTool<A, I, O, OI>)
   const { handler, parameters, success, ...common } = tool
   const decode = S.decodeUnknown(parameters)
   const encode = success === undefined ? undefined : S.encode(success)
+  const derivedOutput = success === undefined ? undefined : deriveJsonSchema(success)
+  // structuredContent must be an object: a non-object success is sent as `{value}`.
+  const wrapOutput = derivedOutput !== undefined && derivedOutput.type !== "object"
+  const outputSchema = derivedOutput === undefined
+    ? undefined
+    : wrapOutput
+    ? { type: "object", properties: { value: derivedOutput }, required: ["value"] }
+    : derivedOutput
   return {
     ...common,
-    inputSchema: deriveJsonSchema(parameters),
-    ...(success === undefined ? {} : { outputSchema: deriveJsonSchema(success) }),
+    inputSchema: deriveInputSchema(parameters),
+    ...(outputSchema === undefined ? {} : { outputSchema }),
     handler: (args, ctx) =>
       decode(args).pipe(
         Effect.mapError((e) => new ToolError({ message: formatParseError("Invalid arguments", e) })),
@@ -144,10 +154,24 @@ export const typed = <A, I, O = never, OI = never>(tool: TypedTool<A, I, O, OI>)
         Effect.flatMap((out): Effect.Effect<ToolReturn> =>
           encode === undefined || !isSuccessValue(out)
             ? Effect.succeed(asToolReturn(out))
-            : encode(out as O).pipe(Effect.orDie, Effect.map(asToolReturn))
+            : encode(out as O).pipe(
+              Effect.orDie,
+              Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
+            )
         )
       )
   }
+}
+
+const EMPTY_OBJECT: JsonRpc.JsonObject = { type: "object", properties: {} }
+
+/** An empty struct derives to `anyOf: [object, array]`; a tool without parameters takes `{}`. */
+const deriveInputSchema = <A, I>(parameters: Schema.Schema<A, I>): JsonRpc.JsonObject => {
+  const ast = parameters.ast
+  if (
+    SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
+  ) return EMPTY_OBJECT
+  return deriveJsonSchema(parameters)
 }
 
 const isSuccessValue = (u: unknown): boolean => !(u instanceof Blocks) && u !== undefined && u !== null

@@ -11,6 +11,8 @@ export * as Handler from "./Handler.js"
 /** @since 0.1.0 */
 export * as JsonRpc from "./JsonRpc.js"
 /** @since 0.1.0 */
+export * as Input from "./Input.js"
+/** @since 0.1.0 */
 export * as JsonSchema from "./JsonSchema.js"
 /** @since 0.1.0 */
 export * as McpClient from "./McpClient.js"
@@ -24,6 +26,8 @@ export * as Prompt from "./Prompt.js"
 export * as RequestContext from "./RequestContext.js"
 /** @since 0.1.0 */
 export * as Resource from "./Resource.js"
+/** @since 0.1.0 */
+export * as Skill from "./Skill.js"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.js"
 /** @since 0.1.0 */

@@ -3,7 +3,9 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -16,6 +18,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Content from "../Content.js"
 import { lift } from "../Handler.js"
+import type { InputRequired } from "../Input.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as JsonSchema from "../JsonSchema.js"
 import * as McpSchema from "../McpSchema.js"
@@ -26,6 +29,7 @@ import type * as Tool from "../Tool.js"
 import * as UriTemplate from "../UriTemplate.js"
 import * as Defs from "./definitions.js"
 import * as Headers from "./headers.js"
+import * as InputState from "./inputState.js"
 
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
@@ -52,6 +56,7 @@ export interface Options {
   readonly exposeErrorMessages?: boolean
   readonly validate?: boolean
   readonly validator?: JsonSchema.Validator
+  readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
 }
 
 /** A change to what the server serves. */
@@ -67,6 +72,8 @@ export interface Server {
   readonly state: SubscriptionRef.SubscriptionRef<Defs.Snapshot>
   readonly events: PubSub.PubSub<ChangeEvent>
   readonly shutdown: Deferred.Deferred<void>
+  /** HMAC keys for `requestState` (the first signs, all verify). */
+  readonly stateKeys: ReadonlyArray<string>
 }
 
 /** What a legacy session knows once `initialize` was answered. */
@@ -97,6 +104,13 @@ export interface DispatchOptions {
   readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> | undefined
   /** Where request-scoped notifications (progress, log messages) go. */
   readonly notify?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+  /**
+   * Legacy sessions: sends a server→client request (`elicitation/create`, `sampling/createMessage`,
+   * `roots/list`) on the session and yields its result.
+   */
+  readonly sendRequest?:
+    | ((method: string, params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, McpError>)
+    | undefined
 }
 
 /** A response and the HTTP status the spec gives it. */
@@ -120,7 +134,10 @@ export const make = (options: Options): Effect.Effect<Server, Defs.DefinitionErr
       ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
       ...(options.icons === undefined ? {} : { icons: options.icons })
     }
-    return { info, options, versions, state, events, shutdown }
+    const stateKeys = options.inputState?.keys !== undefined && options.inputState.keys.length > 0
+      ? options.inputState.keys
+      : [InputState.randomSecret()]
+    return { info, options, versions, state, events, shutdown, stateKeys }
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -157,7 +174,7 @@ class Failure {
   constructor(readonly error: McpError, readonly status: number) {}
 }
 
-const fail = (error: McpError, status = 200) => Effect.fail(new Failure(error, status))
+const fail = (error: McpError, status?: number) => Effect.fail(new Failure(error, status ?? statusOf(error)))
 
 const statusOf = (error: McpError): number => {
   switch (error.code) {
@@ -238,7 +255,18 @@ export const dispatch = (
   const classified = JsonRpc.classify(message)
   switch (classified._tag) {
     case "Invalid":
-      return Effect.succeed(Option.some({ message: JsonRpc.failure(classified.id, classified.error), status: 400 }))
+      return Effect.map(
+        options.session === undefined ? Effect.succeed(undefined) : Ref.get(options.session.state),
+        (s) =>
+          Option.some({
+            // 2025-06-18 requires an id on error responses (JSON-RPC: null when unreadable); later
+            // revisions make it optional and do not admit null, so there it is omitted.
+            message: classified.id === undefined && s?.protocolVersion === "2025-06-18"
+              ? JsonRpc.failureWithNullId(classified.error)
+              : JsonRpc.failure(classified.id, classified.error),
+            status: 400
+          })
+      )
     case "Response":
       return Effect.succeedNone
     case "Notification":
@@ -392,7 +420,7 @@ const modernResult = (server: Server, method: string, result: JsonRpc.JsonObject
     ...result,
     _meta: { ...meta, [McpSchema.MetaKey.serverInfo]: server.info }
   }
-  if (CACHEABLE.has(method)) {
+  if (CACHEABLE.has(method) && out.resultType === "complete") {
     out.ttlMs = Math.max(0, Math.floor(server.options.cache?.ttlMs ?? 0))
     out.cacheScope = server.options.cache?.scope ?? "private"
   }
@@ -403,13 +431,22 @@ const modernResult = (server: Server, method: string, result: JsonRpc.JsonObject
 const MAX_NOTIFICATIONS = 1000
 const MAX_LOG_BYTES = 64 * 1024
 
+interface MrtrInput {
+  readonly responses: Readonly<Record<string, unknown>>
+  readonly state: unknown
+  readonly target: string
+  readonly argsDigest: string
+}
+
 const makeContext = (
   server: Server,
   request: JsonRpc.Request,
   era: Era,
-  options: DispatchOptions
+  options: DispatchOptions,
+  mrtr: MrtrInput | undefined
 ): Effect.Effect<RequestContextShape> =>
   Effect.gen(function*() {
+    const stateRef = yield* Ref.make<unknown>(mrtr?.state)
     const params = request.params ?? {}
     const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
     const token = meta[McpSchema.MetaKey.progressToken]
@@ -438,6 +475,11 @@ const makeContext = (
       meta,
       progressToken,
       notify,
+      input: {
+        responses: mrtr?.responses ?? {},
+        state: stateRef,
+        sendRequest: era.era === "legacy" ? options.sendRequest : undefined
+      },
       progress: (progress, opts) =>
         progressToken === undefined || !Number.isFinite(progress)
           ? Effect.succeed(false)
@@ -479,65 +521,95 @@ const route = (
   era: Era,
   options: DispatchOptions
 ): Effect.Effect<JsonRpc.JsonObject, Failure> =>
-  Effect.flatMap(makeContext(server, request, era, options), (ctx) => {
-    const params = request.params ?? {}
-    const caps = capabilities(server, snapshot)
-    const gated = (
-      capability: keyof McpSchema.ServerCapabilities,
-      run: () => Effect.Effect<JsonRpc.JsonObject, Failure>
-    ) => caps[capability] === undefined ? fail(McpError.methodNotFound(request.method), 404) : run()
-    switch (request.method) {
-      case McpSchema.Method.discover:
-        return Effect.succeed({
-          supportedVersions: server.versions,
-          capabilities: caps,
-          ...(server.options.instructions === undefined ? {} : { instructions: server.options.instructions })
-        })
-      case McpSchema.Method.ping:
-        return Effect.succeed({})
-      case McpSchema.Method.toolsList:
-        return gated("tools", () => page(server, snapshot, params, snapshot.tools, "tools", (t) => t.wire))
-      case McpSchema.Method.toolsCall:
-        return gated("tools", () => callTool(server, snapshot, params, ctx))
-      case McpSchema.Method.resourcesList:
-        return gated("resources", () => page(server, snapshot, params, snapshot.resources, "resources", (r) => r.wire))
-      case McpSchema.Method.resourcesTemplatesList:
-        return gated(
-          "resources",
-          () => page(server, snapshot, params, snapshot.templates, "resourceTemplates", (t) => t.wire)
-        )
-      case McpSchema.Method.resourcesRead:
-        return gated("resources", () => readResource(snapshot, params, ctx))
-      case McpSchema.Method.promptsList:
-        return gated("prompts", () => page(server, snapshot, params, snapshot.prompts, "prompts", (p) => p.wire))
-      case McpSchema.Method.promptsGet:
-        return gated("prompts", () => getPrompt(snapshot, params, ctx))
-      case McpSchema.Method.complete:
-        return gated("completions", () => complete(snapshot, params, ctx))
-      case McpSchema.Method.loggingSetLevel:
-        return gated("logging", () =>
-          decodeParams(McpSchema.SetLevelParams, params).pipe(
-            Effect.tap(({ level }) =>
-              options.session === undefined
-                ? Effect.void
-                : Ref.update(options.session.state, (s) => s === undefined ? s : { ...s, logLevel: level })
-            ),
-            Effect.as({})
-          ))
-      case McpSchema.Method.subscriptionsListen:
-        return caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
-            caps.resources?.listChanged === true || caps.resources?.subscribe === true
-          ? listen(server, caps, request, ctx)
-          : fail(McpError.methodNotFound(request.method), 404)
-      case McpSchema.Method.resourcesSubscribe:
-      case McpSchema.Method.resourcesUnsubscribe:
-        return caps.resources?.subscribe === true
-          ? subscribe(options, params, request.method === McpSchema.Method.resourcesSubscribe)
-          : fail(McpError.methodNotFound(request.method), 404)
-      default:
-        return fail(McpError.methodNotFound(request.method), 404)
-    }
+  Effect.gen(function*() {
+    const mrtr = era.era === "modern" && MRTR_METHODS.has(request.method)
+      ? yield* mrtrInput(server, request)
+      : undefined
+    const ctx = yield* makeContext(server, request, era, options, mrtr)
+    return yield* routeWith(server, snapshot, request, options, ctx).pipe(
+      Effect.catchTag("InputRequired", (e) =>
+        mrtr === undefined
+          ? fail(McpError.internalError(`input_required is not allowed on ${request.method}`))
+          : inputRequiredResult(server, request, mrtr, ctx, e))
+    )
   })
+
+const routeWith = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  request: JsonRpc.Request,
+  options: DispatchOptions,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
+  const params = request.params ?? {}
+  const caps = capabilities(server, snapshot)
+  const gated = (
+    capability: keyof McpSchema.ServerCapabilities,
+    run: () => Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired>
+  ) => caps[capability] === undefined ? fail(McpError.methodNotFound(request.method), 404) : run()
+  switch (request.method) {
+    case McpSchema.Method.discover:
+      return Effect.succeed({
+        supportedVersions: server.versions,
+        capabilities: caps,
+        ...(server.options.instructions === undefined ? {} : { instructions: server.options.instructions })
+      })
+    case McpSchema.Method.ping:
+      return Effect.succeed({})
+    case McpSchema.Method.toolsList:
+      return gated(
+        "tools",
+        () =>
+          page(
+            server,
+            snapshot,
+            params,
+            snapshot.tools,
+            "tools",
+            (t) => ctx.era === "legacy" ? legacyTool(t.wire) : t.wire
+          )
+      )
+    case McpSchema.Method.toolsCall:
+      return gated("tools", () => callTool(server, snapshot, params, ctx))
+    case McpSchema.Method.resourcesList:
+      return gated("resources", () => page(server, snapshot, params, snapshot.resources, "resources", (r) => r.wire))
+    case McpSchema.Method.resourcesTemplatesList:
+      return gated(
+        "resources",
+        () => page(server, snapshot, params, snapshot.templates, "resourceTemplates", (t) => t.wire)
+      )
+    case McpSchema.Method.resourcesRead:
+      return gated("resources", () => readResource(snapshot, params, ctx))
+    case McpSchema.Method.promptsList:
+      return gated("prompts", () => page(server, snapshot, params, snapshot.prompts, "prompts", (p) => p.wire))
+    case McpSchema.Method.promptsGet:
+      return gated("prompts", () => getPrompt(snapshot, params, ctx))
+    case McpSchema.Method.complete:
+      return gated("completions", () => complete(snapshot, params, ctx))
+    case McpSchema.Method.loggingSetLevel:
+      return gated("logging", () =>
+        decodeParams(McpSchema.SetLevelParams, params).pipe(
+          Effect.tap(({ level }) =>
+            options.session === undefined
+              ? Effect.void
+              : Ref.update(options.session.state, (s) => s === undefined ? s : { ...s, logLevel: level })
+          ),
+          Effect.as({})
+        ))
+    case McpSchema.Method.subscriptionsListen:
+      return caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
+          caps.resources?.listChanged === true || caps.resources?.subscribe === true
+        ? listen(server, caps, request, ctx)
+        : fail(McpError.methodNotFound(request.method), 404)
+    case McpSchema.Method.resourcesSubscribe:
+    case McpSchema.Method.resourcesUnsubscribe:
+      return caps.resources?.subscribe === true
+        ? subscribe(options, params, request.method === McpSchema.Method.resourcesSubscribe)
+        : fail(McpError.methodNotFound(request.method), 404)
+    default:
+      return fail(McpError.methodNotFound(request.method), 404)
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // subscriptions
@@ -664,12 +736,14 @@ export const shutdown = (server: Server): Effect.Effect<void> => Deferred.succee
 // pagination
 // ---------------------------------------------------------------------------------------------
 
-const encodeCursor = (revision: number, offset: number): string =>
-  btoa(JSON.stringify({ r: revision, o: offset })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+const encodeCursor = (key: string, revision: number, offset: number): string =>
+  btoa(JSON.stringify({ k: key, r: revision, o: offset })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 
-const CursorJson = Schema.parseJson(Schema.Struct({ r: Schema.Int, o: Schema.NonNegativeInt }))
+const CursorJson = Schema.parseJson(Schema.Struct({ k: Schema.String, r: Schema.Int, o: Schema.NonNegativeInt }))
 
-const decodeCursor = (cursor: string): Option.Option<{ readonly r: number; readonly o: number }> => {
+const decodeCursor = (
+  cursor: string
+): Option.Option<{ readonly k: string; readonly r: number; readonly o: number }> => {
   try {
     return Schema.decodeUnknownOption(CursorJson)(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")))
   } catch {
@@ -690,7 +764,10 @@ const page = <A>(
     let offset = 0
     if (cursor !== undefined) {
       const decoded = decodeCursor(cursor)
-      if (Option.isNone(decoded) || decoded.value.r !== snapshot.revision || decoded.value.o > items.length) {
+      if (
+        Option.isNone(decoded) || decoded.value.k !== key || decoded.value.r !== snapshot.revision ||
+        decoded.value.o > items.length
+      ) {
         return yield* fail(McpError.invalidParams("Invalid cursor", { cursor }))
       }
       offset = decoded.value.o
@@ -699,7 +776,7 @@ const page = <A>(
     const slice = items.slice(offset, offset + size).map(wire)
     const next = offset + size
     return next < items.length
-      ? { [key]: slice, nextCursor: encodeCursor(snapshot.revision, next) }
+      ? { [key]: slice, nextCursor: encodeCursor(key, snapshot.revision, next) }
       : { [key]: slice }
   })
 
@@ -717,7 +794,7 @@ const callTool = (
   snapshot: Defs.Snapshot,
   params: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
   Effect.gen(function*() {
     const { name, arguments: rawArgs } = yield* decodeParams(McpSchema.CallToolParams, params)
     const tool = snapshot.tools.find((t) => t.def.name === name)
@@ -756,8 +833,20 @@ const callTool = (
         return errorResult(JsonSchema.formatIssues("Tool result does not match its outputSchema", issues))
       }
     }
+    // Legacy revisions require an object `structuredContent` (protocol.md §24.5).
+    if (ctx.era === "legacy" && result.structuredContent !== undefined && !JsonRpc.isObject(result.structuredContent)) {
+      const { structuredContent: _dropped, ...rest } = result
+      return rest
+    }
     return result
   })
+
+/** Legacy revisions require an object root `outputSchema`: a non-object one is not advertised. */
+const legacyTool = (tool: McpSchema.Tool): McpSchema.Tool => {
+  if (tool.outputSchema === undefined || tool.outputSchema.type === "object") return tool
+  const { outputSchema: _dropped, ...rest } = tool
+  return rest
+}
 
 const describeDefect = (defect: unknown, expose: boolean): string => {
   const name = defect instanceof Error ? defect.name : "Error"
@@ -810,7 +899,7 @@ const readResource = (
   snapshot: Defs.Snapshot,
   params: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
   Effect.gen(function*() {
     const { uri } = yield* decodeParams(McpSchema.ReadResourceParams, params)
     const run = (
@@ -851,7 +940,7 @@ const getPrompt = (
   snapshot: Defs.Snapshot,
   params: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
   Effect.gen(function*() {
     const decoded = yield* decodeParams(McpSchema.GetPromptParams, params)
     const prompt = snapshot.prompts.find((p) => p.def.name === decoded.name)
@@ -887,7 +976,7 @@ const complete = (
   snapshot: Defs.Snapshot,
   params: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
   Effect.gen(function*() {
     const { argument, context, ref } = yield* decodeParams(McpSchema.CompleteParams, params)
     let completers: Readonly<Record<string, Resource.Complete>> | undefined
@@ -985,3 +1074,77 @@ export const removePrompt = (server: Server, name: string) =>
   change(server, "prompts", (s) => rebuild(s, { prompts: s.prompts.map((p) => p.def).filter((p) => p.name !== name) }))
 
 export { statusOf }
+
+// ---------------------------------------------------------------------------------------------
+// multi round-trip requests (2026-07-28 input_required)
+// ---------------------------------------------------------------------------------------------
+
+const MRTR_METHODS: ReadonlySet<string> = new Set([
+  McpSchema.Method.toolsCall,
+  McpSchema.Method.promptsGet,
+  McpSchema.Method.resourcesRead
+])
+
+const targetOf = (request: JsonRpc.Request): { readonly target: string; readonly args: unknown } => {
+  const params = request.params ?? {}
+  if (request.method === McpSchema.Method.resourcesRead) {
+    return { target: typeof params.uri === "string" ? params.uri : "", args: {} }
+  }
+  return {
+    target: typeof params.name === "string" ? params.name : "",
+    args: JsonRpc.isObject(params.arguments) ? params.arguments : {}
+  }
+}
+
+/** Reads `inputResponses` and verifies `requestState` of a modern MRTR-capable request. */
+const mrtrInput = (server: Server, request: JsonRpc.Request): Effect.Effect<MrtrInput, Failure> =>
+  Effect.gen(function*() {
+    const params = request.params ?? {}
+    const { args, target } = targetOf(request)
+    const argsDigest = yield* InputState.digest(args)
+    const raw = params.inputResponses
+    if (raw !== undefined && !JsonRpc.isObject(raw)) {
+      return yield* fail(McpError.invalidParams("Invalid params: inputResponses must be an object"))
+    }
+    const fresh: Readonly<Record<string, unknown>> = raw ?? {}
+    const rawState = params.requestState
+    if (rawState === undefined) return { responses: fresh, state: undefined, target, argsDigest }
+    const invalid = McpError.invalidParams("Invalid requestState")
+    if (typeof rawState !== "string") return yield* fail(invalid)
+    const payload = yield* InputState.verify(server.stateKeys, rawState)
+    if (Option.isNone(payload)) return yield* fail(invalid)
+    const now = yield* Clock.currentTimeMillis
+    const p = payload.value
+    if (p.m !== request.method || p.n !== target || p.a !== argsDigest || p.e < now) return yield* fail(invalid)
+    return { responses: { ...p.r, ...fresh }, state: p.s, target, argsDigest }
+  })
+
+const inputRequiredResult = (
+  server: Server,
+  request: JsonRpc.Request,
+  mrtr: MrtrInput,
+  ctx: RequestContextShape,
+  e: InputRequired
+): Effect.Effect<JsonRpc.JsonObject> =>
+  Effect.gen(function*() {
+    const appState = yield* Ref.get(ctx.input.state)
+    const answered = Object.fromEntries(Object.entries(mrtr.responses).filter(([k]) => !(k in e.requests)))
+    const needsState = Object.keys(answered).length > 0 || appState !== undefined
+    const now = yield* Clock.currentTimeMillis
+    const ttl = Duration.toMillis(Duration.decode(server.options.inputState?.ttl ?? "10 minutes"))
+    const requestState = needsState
+      ? yield* InputState.sign(server.stateKeys, {
+        m: request.method,
+        n: mrtr.target,
+        a: mrtr.argsDigest,
+        r: answered,
+        ...(appState === undefined ? {} : { s: appState }),
+        e: now + ttl
+      })
+      : undefined
+    return {
+      resultType: "input_required",
+      inputRequests: e.requests,
+      ...(requestState === undefined ? {} : { requestState })
+    }
+  })

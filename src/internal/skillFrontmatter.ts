@@ -1,0 +1,291 @@
+/**
+ * SKILL.md front matter: splitting the `---` block off, the strict YAML subset skills are written
+ * in (server side), the lenient JSON-compatible reading hosts use (client side), and JSON equality.
+ *
+ * Failures are `Either.left(message)`; `Skill.ts` wraps them into its error types.
+ *
+ * @since 0.1.0
+ * @internal
+ */
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Yaml from "yaml"
+
+/** @internal */
+export interface Split {
+  /** The YAML between the two `---` lines (without them). */
+  readonly yaml: string
+  /** Everything after the closing `---` line. */
+  readonly body: string
+}
+
+const OPEN = /^\uFEFF?---[ \t]*\r?\n/
+const CLOSE = /^---[ \t]*\r?$/
+
+/**
+ * Splits `---\n<yaml>\n---\n<body>`. The file must begin with a `---` line (a UTF-8 BOM before it
+ * is tolerated, `\r\n` line ends too); the front matter ends at the next line that is exactly
+ * `---` (trailing blanks allowed).
+ *
+ * @internal
+ */
+export const split = (text: string): Either.Either<Split, string> => {
+  const open = OPEN.exec(text)
+  if (open === null) return Either.left("SKILL.md must start with a '---' front matter line")
+  let offset = open[0].length
+  while (offset <= text.length) {
+    const nl = text.indexOf("\n", offset)
+    const end = nl === -1 ? text.length : nl
+    if (CLOSE.test(text.slice(offset, end))) {
+      return Either.right({ yaml: text.slice(open[0].length, offset), body: nl === -1 ? "" : text.slice(nl + 1) })
+    }
+    if (nl === -1) break
+    offset = nl + 1
+  }
+  return Either.left("SKILL.md front matter has no closing '---' line")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strict subset
+// ---------------------------------------------------------------------------------------------
+
+/** Lexer tokens whose syntax is outside the subset, with the reason shown to the author. */
+const REFUSED_TOKENS: Readonly<Record<string, string>> = {
+  "flow-map-start": "flow mappings ({a: 1}) are not allowed; use a block mapping",
+  "flow-seq-start": "flow sequences ([a, b]) are not allowed; use a block list (- a)",
+  "anchor": "anchors (&name) are not allowed",
+  "alias": "aliases (*name) are not allowed",
+  "tag": "tags (!tag) are not allowed",
+  "explicit-key-ind": "explicit keys (? key) are not allowed",
+  "directive-line": "directives (%...) are not allowed",
+  "doc-start": "a second document ('---') is not allowed",
+  "doc-end": "a document end marker ('...') is not allowed"
+}
+
+// Plain scalars that some YAML reader (1.1 or 1.2, core or not) resolves to something other than
+// the string or number everybody agrees on.
+const AMBIGUOUS_WORDS =
+  /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|<<|=)$/
+const AMBIGUOUS_INT = /^[-+]?(?:0b[01_]+|0o[0-7_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*)$/
+const AMBIGUOUS_FLOAT = /^[-+]?(?:\.[0-9][0-9_]*|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?$/
+const AMBIGUOUS_SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/
+const AMBIGUOUS_SPECIAL_FLOAT = /^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/
+const AMBIGUOUS_TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:$|[Tt \t])/
+
+// What the subset reads as numbers: decimal integers without leading zeros or sign `+`, and
+// decimal fractions with digits on both sides of the point. No exponent, no `_`.
+const PLAIN_INT = /^-?(?:0|[1-9][0-9]*)$/
+const PLAIN_DECIMAL = /^-?(?:0|[1-9][0-9]*)\.[0-9]+$/
+
+type Scalar = string | number | boolean
+
+/**
+ * Reads one unquoted plain scalar under the subset's rules.
+ *
+ * @internal
+ */
+export const plainScalar = (source: string): Either.Either<Scalar, string> => {
+  if (source === "") return Either.left("an empty value (read as null) is not allowed; quote it: \"\"")
+  if (source === "true") return Either.right(true)
+  if (source === "false") return Either.right(false)
+  if (PLAIN_INT.test(source)) {
+    const n = Number(source)
+    return Number.isSafeInteger(n)
+      ? Either.right(n)
+      : Either.left(`${source} is too large to read the same everywhere; quote it`)
+  }
+  if (PLAIN_DECIMAL.test(source)) return Either.right(Number(source))
+  if (
+    AMBIGUOUS_WORDS.test(source) || AMBIGUOUS_INT.test(source) || AMBIGUOUS_FLOAT.test(source) ||
+    AMBIGUOUS_SEXAGESIMAL.test(source) || AMBIGUOUS_SPECIAL_FLOAT.test(source) || AMBIGUOUS_TIMESTAMP.test(source)
+  ) {
+    return Either.left(`YAML readers disagree on the unquoted value ${source}; quote it`)
+  }
+  return Either.right(source)
+}
+
+const firstLine = (message: string): string => message.split("\n")[0] ?? message
+
+/** Reads one node under the subset: its JSON value, or why it is outside the subset. */
+const strictNode = (node: unknown, source: string, where: string): Either.Either<unknown, string> => {
+  if (node === null || node === undefined) {
+    return Either.left(`${where}: an empty value (read as null) is not allowed; quote it: ""`)
+  }
+  if (Yaml.isAlias(node)) return Either.left(`${where}: aliases (*name) are not allowed`)
+  if (Yaml.isScalar(node)) {
+    if (node.anchor !== undefined) return Either.left(`${where}: anchors (&name) are not allowed`)
+    if (node.tag !== undefined) return Either.left(`${where}: tags (!tag) are not allowed`)
+    const text = typeof node.source === "string" ? node.source : typeof node.value === "string" ? node.value : ""
+    switch (node.type) {
+      case "QUOTE_DOUBLE":
+      case "QUOTE_SINGLE":
+      case "BLOCK_LITERAL":
+      case "BLOCK_FOLDED":
+        return Either.right(text)
+      default: {
+        const range = node.range
+        if (range !== undefined && range !== null && /[\r\n]/.test(source.slice(range[0], range[1]))) {
+          return Either.left(`${where}: multi-line plain values are not allowed; use a | or > block, or quote it`)
+        }
+        return Either.mapLeft(plainScalar(text), (reason) => `${where}: ${reason}`)
+      }
+    }
+  }
+  if (Yaml.isMap(node)) return strictMap(node, source, where)
+  if (Yaml.isSeq(node)) {
+    if (node.flow === true) return Either.left(`${where}: flow sequences ([a, b]) are not allowed`)
+    if (node.anchor !== undefined) return Either.left(`${where}: anchors (&name) are not allowed`)
+    if (node.tag !== undefined) return Either.left(`${where}: tags (!tag) are not allowed`)
+    const out: Array<unknown> = []
+    for (let i = 0; i < node.items.length; i++) {
+      const item = node.items[i]
+      const at = `${where}[${i}]`
+      if (!Yaml.isScalar(item) && !Yaml.isAlias(item)) {
+        return Either.left(`${at}: list items must be scalars (nested lists and maps are not allowed)`)
+      }
+      const value = strictNode(item, source, at)
+      if (Either.isLeft(value)) return value
+      out.push(value.right)
+    }
+    return Either.right(out)
+  }
+  return Either.left(`${where}: unsupported YAML node`)
+}
+
+const strictMap = (node: Yaml.YAMLMap, source: string, where: string): Either.Either<unknown, string> => {
+  if (node.flow === true) return Either.left(`${where}: flow mappings ({a: 1}) are not allowed`)
+  if (node.anchor !== undefined) return Either.left(`${where}: anchors (&name) are not allowed`)
+  if (node.tag !== undefined) return Either.left(`${where}: tags (!tag) are not allowed`)
+  const out: Record<string, unknown> = {}
+  for (const pair of node.items) {
+    const keyNode: unknown = pair.key
+    if (!Yaml.isScalar(keyNode)) return Either.left(`${where}: keys must be strings`)
+    const key = strictNode(keyNode, source, where === "" ? "key" : `${where} key`)
+    if (Either.isLeft(key)) return key
+    if (typeof key.right !== "string") {
+      return Either.left(`${where === "" ? "" : `${where}: `}key ${String(key.right)} is not a string; quote it`)
+    }
+    const name = key.right
+    if (Object.prototype.hasOwnProperty.call(out, name)) {
+      return Either.left(`${where === "" ? "" : `${where}: `}duplicate key ${JSON.stringify(name)}`)
+    }
+    const at = where === "" ? name : `${where}.${name}`
+    const value = strictNode(pair.value, source, at)
+    if (Either.isLeft(value)) return value
+    Object.defineProperty(out, name, { value: value.right, enumerable: true, writable: true, configurable: true })
+  }
+  return Either.right(out)
+}
+
+/**
+ * Parses front matter YAML under the strict subset (see `Skill.parseFrontmatter`). The result is
+ * a JSON object of strings, numbers, booleans, arrays of those, and nested objects.
+ *
+ * @internal
+ */
+export const parseStrict = (yaml: string): Either.Either<Record<string, unknown>, string> => {
+  for (const token of new Yaml.Lexer().lex(yaml)) {
+    const type = Yaml.CST.tokenType(token)
+    const refused = type === null ? undefined : REFUSED_TOKENS[type]
+    if (refused !== undefined) return Either.left(refused)
+  }
+  const doc = Yaml.parseDocument(yaml, { schema: "failsafe", uniqueKeys: true, strict: true, version: "1.2" })
+  const problem = doc.errors[0] ?? doc.warnings[0]
+  if (problem !== undefined) return Either.left(firstLine(problem.message))
+  const contents: unknown = doc.contents
+  if (!Yaml.isMap(contents)) return Either.left("front matter must be a YAML mapping of keys to values")
+  const result = strictMap(contents, yaml, "")
+  if (Either.isLeft(result)) return Either.left(result.left)
+  return isRecord(result.right) ? Either.right(result.right) : Either.left("front matter must be a mapping")
+}
+
+/**
+ * Parses front matter YAML leniently: the YAML 1.2 core schema (JSON-compatible, no timestamp or
+ * `Date` coercion, no merge keys), every construct allowed, aliases bounded. The top level must be
+ * a mapping.
+ *
+ * @internal
+ */
+export const parseLenient = (yaml: string): Either.Either<Record<string, unknown>, string> => {
+  const doc = Yaml.parseDocument(yaml, { schema: "core", merge: false, uniqueKeys: true })
+  const problem = doc.errors[0]
+  if (problem !== undefined) return Either.left(firstLine(problem.message))
+  return Either.try({
+    try: (): unknown => doc.toJS({ maxAliasCount: 100 }),
+    catch: (e) => e instanceof Error ? e.message : String(e)
+  }).pipe(
+    Either.flatMap((value) =>
+      isRecord(value) ? Either.right(value) : Either.left("front matter must be a YAML mapping of keys to values")
+    )
+  )
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON values
+// ---------------------------------------------------------------------------------------------
+
+/** @internal */
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> => {
+  if (!isRecord(u)) return false
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * Is `u` plain JSON data: `null`, a string, a finite number, a boolean, an array of JSON, or a
+ * plain object of JSON (no `undefined`, functions, `Date`s, class instances, cycles)?
+ *
+ * @internal
+ */
+export const isJson = (u: unknown, seen: ReadonlySet<unknown> = new Set()): boolean => {
+  if (u === null || typeof u === "string" || typeof u === "boolean") return true
+  if (typeof u === "number") return Number.isFinite(u)
+  if (seen.has(u)) return false
+  const next = new Set(seen).add(u)
+  if (Array.isArray(u)) return u.every((v) => isJson(v, next))
+  return isPlainObject(u) && Object.values(u).every((v) => isJson(v, next))
+}
+
+/**
+ * Deep equality of JSON values: same primitives (`===`), same array elements in order, same object
+ * keys (any order) with equal values.
+ *
+ * @internal
+ */
+export const jsonEqual = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]))
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const ka = Object.keys(a)
+    const kb = Object.keys(b)
+    return ka.length === kb.length &&
+      ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]))
+  }
+  return false
+}
+
+/**
+ * The first top-level field on which two front matters differ: `expected`'s keys in order, then
+ * keys only `actual` has.
+ *
+ * @internal
+ */
+export const firstDifference = (
+  expected: Readonly<Record<string, unknown>>,
+  actual: Readonly<Record<string, unknown>>
+): Option.Option<string> => {
+  for (const key of Object.keys(expected)) {
+    if (!Object.prototype.hasOwnProperty.call(actual, key) || !jsonEqual(expected[key], actual[key])) {
+      return Option.some(key)
+    }
+  }
+  for (const key of Object.keys(actual)) {
+    if (!Object.prototype.hasOwnProperty.call(expected, key)) return Option.some(key)
+  }
+  return Option.none()
+}
