@@ -1,0 +1,313 @@
+/**
+ * The method handlers: lists (paged), tools/call, resources/read, prompts/get, completion/complete.
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Content from "../Content.js"
+import { lift } from "../Handler.js"
+import type { InputRequired } from "../Input.js"
+import * as JsonRpc from "../JsonRpc.js"
+import * as JsonSchema from "../JsonSchema.js"
+import * as McpSchema from "../McpSchema.js"
+import type * as Prompt from "../Prompt.js"
+import { RequestContext, type RequestContextShape } from "../RequestContext.js"
+import type * as Resource from "../Resource.js"
+import type * as Tool from "../Tool.js"
+import * as UriTemplate from "../UriTemplate.js"
+import * as Defs from "./definitions.js"
+
+import { decodeParams, fail, type Failure } from "./failure.js"
+import type { Server } from "./types.js"
+const { McpError } = JsonRpc
+type McpError = JsonRpc.McpError
+
+// ---------------------------------------------------------------------------------------------
+// pagination
+// ---------------------------------------------------------------------------------------------
+
+const encodeCursor = (key: string, revision: number, offset: number): string =>
+  btoa(JSON.stringify({ k: key, r: revision, o: offset })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+
+const CursorJson = Schema.parseJson(Schema.Struct({ k: Schema.String, r: Schema.Int, o: Schema.NonNegativeInt }))
+
+const decodeCursor = (
+  cursor: string
+): Option.Option<{ readonly k: string; readonly r: number; readonly o: number }> => {
+  try {
+    return Schema.decodeUnknownOption(CursorJson)(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")))
+  } catch {
+    return Option.none()
+  }
+}
+
+export const page = <A>(
+  server: Server,
+  snapshot: Defs.Snapshot,
+  params: JsonRpc.JsonObject,
+  items: ReadonlyArray<A>,
+  key: string,
+  wire: (a: A) => unknown
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.gen(function*() {
+    const { cursor } = yield* decodeParams(McpSchema.PaginatedParams, params)
+    let offset = 0
+    if (cursor !== undefined) {
+      const decoded = decodeCursor(cursor)
+      if (
+        Option.isNone(decoded) || decoded.value.k !== key || decoded.value.r !== snapshot.revision ||
+        decoded.value.o > items.length
+      ) {
+        return yield* fail(McpError.invalidParams("Invalid cursor", { cursor }))
+      }
+      offset = decoded.value.o
+    }
+    const size = Math.max(1, server.options.pageSize ?? 100)
+    const slice = items.slice(offset, offset + size).map(wire)
+    const next = offset + size
+    return next < items.length
+      ? { [key]: slice, nextCursor: encodeCursor(key, snapshot.revision, next) }
+      : { [key]: slice }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// tools
+// ---------------------------------------------------------------------------------------------
+
+const errorResult = (text: string): McpSchema.CallToolResult => ({ content: [Content.text(text)], isError: true })
+
+const validatorOf = (server: Server): JsonSchema.Validator | undefined =>
+  server.options.validate === false ? undefined : server.options.validator ?? JsonSchema.validate
+
+export const callTool = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  params: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
+  Effect.gen(function*() {
+    const { name, arguments: rawArgs } = yield* decodeParams(McpSchema.CallToolParams, params)
+    const tool = snapshot.tools.find((t) => t.def.name === name)
+    if (tool === undefined) return yield* fail(McpError.invalidParams(`Unknown tool: ${name}`, { name }))
+    if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {
+      return yield* fail(McpError.invalidParams("Invalid params: arguments must be an object"))
+    }
+    const args: JsonRpc.JsonObject = JsonRpc.isObject(rawArgs) ? rawArgs : {}
+    const validator = validatorOf(server)
+    if (validator !== undefined) {
+      const issues = validator(tool.inputSchema, args)
+      if (issues.length > 0) return errorResult(JsonSchema.formatIssues("Invalid arguments", issues))
+    }
+    const result = yield* lift(() => tool.def.handler(args, ctx)).pipe(
+      Effect.provideService(RequestContext, ctx),
+      Effect.map(toCallToolResult),
+      Effect.catchTag("ToolError", (e): Effect.Effect<McpSchema.CallToolResult> =>
+        Effect.succeed({
+          content: e.content === undefined ? [Content.text(e.message)] : toBlocks(e.content),
+          ...(e.structuredContent === undefined ? {} : { structuredContent: e.structuredContent }),
+          isError: true
+        })),
+      Effect.catchTag("McpError", (e) => fail(e)),
+      Effect.catchAllDefect((defect) =>
+        Effect.logError(`tool ${name} failed with a defect`, Cause.die(defect)).pipe(
+          Effect.as(errorResult(describeDefect(defect, server.options.exposeErrorMessages === true)))
+        )
+      )
+    )
+    if (validator !== undefined && tool.def.outputSchema !== undefined && result.isError !== true) {
+      const issues = result.structuredContent === undefined
+        ? [{ path: "", message: "structuredContent is missing" }]
+        : validator(tool.def.outputSchema, result.structuredContent)
+      if (issues.length > 0) {
+        yield* Effect.logError(`tool ${name}: ${JsonSchema.formatIssues("result does not match outputSchema", issues)}`)
+        return errorResult(JsonSchema.formatIssues("Tool result does not match its outputSchema", issues))
+      }
+    }
+    // Legacy revisions require an object `structuredContent` (protocol.md §24.5).
+    if (ctx.era === "legacy" && result.structuredContent !== undefined && !JsonRpc.isObject(result.structuredContent)) {
+      const { structuredContent: _dropped, ...rest } = result
+      return rest
+    }
+    return result
+  })
+
+/** Legacy revisions require an object root `outputSchema`: a non-object one is not advertised. */
+export const legacyTool = (tool: McpSchema.Tool): McpSchema.Tool => {
+  if (tool.outputSchema === undefined || tool.outputSchema.type === "object") return tool
+  const { outputSchema: _dropped, ...rest } = tool
+  return rest
+}
+
+const describeDefect = (defect: unknown, expose: boolean): string => {
+  const name = defect instanceof Error ? defect.name : "Error"
+  if (!expose) return name
+  const message = defect instanceof Error ? defect.message : String(defect)
+  return message.length > 0 ? `${name}: ${message}` : name
+}
+
+const decodeBlocks = Schema.decodeUnknownOption(Schema.Array(McpSchema.ContentBlock), { onExcessProperty: "preserve" })
+
+const toBlocks = (u: ReadonlyArray<unknown>): ReadonlyArray<McpSchema.ContentBlock> =>
+  Option.getOrElse(decodeBlocks(u), () => [Content.text(JSON.stringify(u))])
+
+const toCallToolResult = (out: Tool.ToolReturn): McpSchema.CallToolResult => {
+  if (out === undefined || out === null) return { content: [] }
+  if (typeof out === "string") return { content: [Content.text(out)] }
+  if (out instanceof Content.Blocks) return { content: out.blocks }
+  if (Array.isArray(out.content)) {
+    const { content, ...rest } = out
+    return { ...rest, content: toBlocks(content) }
+  }
+  return { content: [Content.text(JSON.stringify(out))], structuredContent: out }
+}
+
+// ---------------------------------------------------------------------------------------------
+// resources
+// ---------------------------------------------------------------------------------------------
+
+const DecodeContents = Schema.decodeUnknownOption(Schema.Array(McpSchema.ResourceContents), {
+  onExcessProperty: "preserve"
+})
+
+const toContents = (
+  uri: string,
+  mimeType: string | undefined,
+  out: Resource.ResourceReturn
+): Effect.Effect<Option.Option<ReadonlyArray<McpSchema.ResourceContents>>> => {
+  if (out === undefined || out === null) return Effect.succeedNone
+  if (typeof out === "string" || out instanceof Uint8Array) {
+    return Effect.succeed(Option.some([Content.resourceContents(uri, out, mimeType)]))
+  }
+  const list: unknown = Array.isArray(out) ? out : "contents" in out ? out.contents : undefined
+  const decoded = DecodeContents(list)
+  return Option.isSome(decoded)
+    ? Effect.succeed(decoded)
+    : Effect.dieMessage("resource handler returned contents that are not {uri, text} or {uri, blob}")
+}
+
+export const readResource = (
+  snapshot: Defs.Snapshot,
+  params: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
+  Effect.gen(function*() {
+    const { uri } = yield* decodeParams(McpSchema.ReadResourceParams, params)
+    const run = (
+      handler: () => ReturnType<Resource.Resource["handler"]>,
+      mimeType: string | undefined
+    ) =>
+      lift(handler).pipe(
+        Effect.provideService(RequestContext, ctx),
+        Effect.flatMap((out) => toContents(uri, mimeType, out)),
+        Effect.catchTag("McpError", (e) => fail(e))
+      )
+    const resource = snapshot.resources.find((r) => r.def.uri === uri)
+    if (resource !== undefined) {
+      const contents = yield* run(() => resource.def.handler(uri, ctx), resource.def.mimeType)
+      if (Option.isSome(contents)) return { contents: contents.value }
+      return yield* fail(McpError.resourceNotFound(uri))
+    }
+    for (const template of snapshot.templates) {
+      const vars = UriTemplate.match(template.parsed, uri)
+      if (Option.isNone(vars)) continue
+      const contents = yield* run(() => template.def.handler(vars.value, { ...ctx, uri }), template.def.mimeType)
+      if (Option.isSome(contents)) return { contents: contents.value }
+      return yield* fail(McpError.resourceNotFound(uri))
+    }
+    return yield* fail(McpError.resourceNotFound(uri))
+  })
+
+// ---------------------------------------------------------------------------------------------
+// prompts
+// ---------------------------------------------------------------------------------------------
+
+const toMessage = (m: Prompt.MessageInput): McpSchema.PromptMessage =>
+  typeof m === "string"
+    ? { role: "user", content: Content.text(m) }
+    : { role: m.role, content: typeof m.content === "string" ? Content.text(m.content) : m.content }
+
+export const getPrompt = (
+  snapshot: Defs.Snapshot,
+  params: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
+  Effect.gen(function*() {
+    const decoded = yield* decodeParams(McpSchema.GetPromptParams, params)
+    const prompt = snapshot.prompts.find((p) => p.def.name === decoded.name)
+    if (prompt === undefined) {
+      return yield* fail(McpError.invalidParams(`Unknown prompt: ${decoded.name}`, { name: decoded.name }))
+    }
+    const args = decoded.arguments ?? {}
+    for (const a of prompt.def.arguments ?? []) {
+      if (a.required === true && args[a.name] === undefined) {
+        return yield* fail(McpError.invalidParams(`Missing required argument: ${a.name}`, { argument: a.name }))
+      }
+    }
+    const out = yield* lift(() => prompt.def.handler(args, ctx)).pipe(
+      Effect.provideService(RequestContext, ctx),
+      Effect.catchTag("McpError", (e) => fail(e))
+    )
+    if (typeof out === "string") return { messages: [toMessage(out)] }
+    if (Array.isArray(out)) return { messages: out.map(toMessage) }
+    const { description, messages } = out as Exclude<Prompt.PromptReturn, string | ReadonlyArray<unknown>>
+    return {
+      ...(description === undefined ? {} : { description }),
+      messages: messages.map(toMessage)
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// completions
+// ---------------------------------------------------------------------------------------------
+
+const MAX_COMPLETIONS = 100
+
+export const complete = (
+  snapshot: Defs.Snapshot,
+  params: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
+  Effect.gen(function*() {
+    const { argument, context, ref } = yield* decodeParams(McpSchema.CompleteParams, params)
+    let completers: Readonly<Record<string, Resource.Complete>> | undefined
+    if (ref.type === "ref/prompt") {
+      const prompt = snapshot.prompts.find((p) => p.def.name === ref.name)
+      if (prompt === undefined) {
+        return yield* fail(McpError.invalidParams(`Unknown prompt: ${ref.name}`, { name: ref.name }))
+      }
+      completers = prompt.def.complete
+    } else {
+      const template = snapshot.templates.find((t) => t.def.uriTemplate === ref.uri)
+      if (template === undefined && !snapshot.resources.some((r) => r.def.uri === ref.uri)) {
+        return yield* fail(McpError.invalidParams(`Unknown resource or template: ${ref.uri}`, { uri: ref.uri }))
+      }
+      completers = template?.def.complete
+    }
+    const fn = completers?.[argument.name]
+    if (fn === undefined) return { completion: { values: [] } }
+    const out = yield* lift(() => fn(argument.value, context?.arguments ?? {}, ctx)).pipe(
+      Effect.provideService(RequestContext, ctx),
+      Effect.catchTag("McpError", (e) => fail(e))
+    )
+    const values = Array.isArray(out) ? out : (out as { readonly values: ReadonlyArray<string> }).values
+    const total = Array.isArray(out) ? undefined : (out as { readonly total?: number }).total
+    const hasMore = Array.isArray(out) ? undefined : (out as { readonly hasMore?: boolean }).hasMore
+    if (values.length > MAX_COMPLETIONS) {
+      return {
+        completion: {
+          values: values.slice(0, MAX_COMPLETIONS),
+          total: Math.max(total ?? 0, values.length),
+          hasMore: true
+        }
+      }
+    }
+    return {
+      completion: {
+        values,
+        ...(total === undefined ? {} : { total }),
+        ...(hasMore === undefined ? {} : { hasMore })
+      }
+    }
+  })

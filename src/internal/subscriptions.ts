@@ -1,0 +1,138 @@
+/**
+ * Change notifications: modern `subscriptions/listen`, legacy session notifications and subscriptions.
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../JsonRpc.js"
+import * as McpSchema from "../McpSchema.js"
+import { type RequestContextShape } from "../RequestContext.js"
+
+import { decodeParams, type Failure } from "./failure.js"
+import type { ChangeEvent, DispatchOptions, Server, Session } from "./types.js"
+
+// ---------------------------------------------------------------------------------------------
+// subscriptions
+// ---------------------------------------------------------------------------------------------
+
+const Filter = Schema.Struct({
+  notifications: Schema.Struct({
+    toolsListChanged: Schema.optional(Schema.Boolean),
+    promptsListChanged: Schema.optional(Schema.Boolean),
+    resourcesListChanged: Schema.optional(Schema.Boolean),
+    resourceSubscriptions: Schema.optional(Schema.Array(Schema.String))
+  })
+})
+
+const LIST_CHANGED_METHOD = {
+  tools: "notifications/tools/list_changed",
+  prompts: "notifications/prompts/list_changed",
+  resources: "notifications/resources/list_changed"
+} as const
+
+const RESOURCE_UPDATED = "notifications/resources/updated"
+const ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+
+/** `subscriptions/listen` (2026-07-28): ack first, then matching changes, until cancel or shutdown. */
+export const listen = (
+  server: Server,
+  caps: McpSchema.ServerCapabilities,
+  request: JsonRpc.Request,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.gen(function*() {
+    const { notifications: wanted } = yield* decodeParams(Filter, request.params ?? {})
+    const honoured: {
+      toolsListChanged?: true
+      promptsListChanged?: true
+      resourcesListChanged?: true
+      resourceSubscriptions?: ReadonlyArray<string>
+    } = {
+      ...(wanted.toolsListChanged === true && caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+      ...(wanted.promptsListChanged === true && caps.prompts?.listChanged === true
+        ? { promptsListChanged: true }
+        : {}),
+      ...(wanted.resourcesListChanged === true && caps.resources?.listChanged === true
+        ? { resourcesListChanged: true }
+        : {}),
+      ...(wanted.resourceSubscriptions !== undefined && caps.resources?.subscribe === true
+        ? { resourceSubscriptions: wanted.resourceSubscriptions }
+        : {})
+    }
+    const meta = { [McpSchema.MetaKey.subscriptionId]: request.id }
+    const uris = new Set(honoured.resourceSubscriptions ?? [])
+    const wants = (e: ChangeEvent): boolean =>
+      e._tag === "ResourceUpdated"
+        ? uris.has(e.uri)
+        : e.kind === "tools"
+        ? honoured.toolsListChanged === true
+        : e.kind === "prompts"
+        ? honoured.promptsListChanged === true
+        : honoured.resourcesListChanged === true
+    yield* Effect.scoped(Effect.gen(function*() {
+      const queue = yield* PubSub.subscribe(server.events)
+      yield* ctx.notify(JsonRpc.notification(ACKNOWLEDGED, { _meta: meta, notifications: honoured }))
+      const forward = Queue.take(queue).pipe(
+        Effect.flatMap((e) => wants(e) ? ctx.notify(toNotification(e, meta)) : Effect.void),
+        Effect.forever
+      )
+      yield* Effect.raceFirst(forward, Deferred.await(server.shutdown))
+    }))
+    return { _meta: meta }
+  })
+
+const toNotification = (e: ChangeEvent, meta?: JsonRpc.JsonObject): JsonRpc.Notification =>
+  e._tag === "ResourceUpdated"
+    ? JsonRpc.notification(RESOURCE_UPDATED, meta === undefined ? { uri: e.uri } : { uri: e.uri, _meta: meta })
+    : JsonRpc.notification(LIST_CHANGED_METHOD[e.kind], meta === undefined ? undefined : { _meta: meta })
+
+/** Legacy `resources/subscribe` / `resources/unsubscribe`: per-session URI set. */
+export const subscribe = (
+  options: DispatchOptions,
+  params: JsonRpc.JsonObject,
+  on: boolean
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.gen(function*() {
+    const { uri } = yield* decodeParams(McpSchema.ReadResourceParams, params)
+    if (options.session !== undefined) {
+      yield* Ref.update(options.session.state, (s) => {
+        if (s === undefined) return s
+        const next = new Set(s.subscriptions)
+        if (on) next.add(uri)
+        else next.delete(uri)
+        return { ...s, subscriptions: next }
+      })
+    }
+    return {}
+  })
+
+/**
+ * The unsolicited notifications of a legacy session: `notifications/{tools,prompts,resources}/list_changed`
+ * (when `listChanged` is on, after `notifications/initialized`) and `notifications/resources/updated`
+ * for the session's subscribed URIs. Modern clients get changes only through `subscriptions/listen`.
+ */
+export const sessionNotifications = (server: Server, session: Session): Stream.Stream<JsonRpc.Notification> =>
+  Stream.fromPubSub(server.events).pipe(
+    Stream.filterEffect((e) =>
+      Effect.map(Ref.get(session.state), (s) =>
+        s !== undefined && s.initialized &&
+        (e._tag === "ResourceUpdated" ? s.subscriptions.has(e.uri) : server.options.listChanged === true))
+    ),
+    Stream.map((e) => toNotification(e))
+  )
+
+/** Announces a list change (e.g. after the app changed what a list returns). */
+export const listChanged = (server: Server, kind: "tools" | "prompts" | "resources"): Effect.Effect<void> =>
+  PubSub.publish(server.events, { _tag: "ListChanged", kind })
+
+/** Announces that a resource's contents changed. */
+export const resourceUpdated = (server: Server, uri: string): Effect.Effect<void> =>
+  PubSub.publish(server.events, { _tag: "ResourceUpdated", uri })
+
+/** Ends every `subscriptions/listen` gracefully (their result is sent). */
+export const shutdown = (server: Server): Effect.Effect<void> => Deferred.succeed(server.shutdown, undefined)
