@@ -3,7 +3,7 @@
  * Tools `add` and `logo`, resource `file:///readme.txt`, template `people://{id}`, prompt `introduce`.
  */
 import * as Effect from "effect/Effect"
-import { Content, McpServer, Prompt, Resource, Tool } from "presa-mcp"
+import { Content, McpServer, Prompt, Resource, Skill, Tool } from "presa-mcp"
 
 /** A 1×1 transparent PNG. */
 export const LOGO_PNG =
@@ -62,11 +62,27 @@ export const introduce = Prompt.make({
   complete: { id: completeId }
 })
 
-/** The server options of the reference library. */
+/** The `code-review` skill: SKILL.md and a checklist it points at. */
+export const codeReview = Skill.make("code-review", {
+  "SKILL.md": [
+    "---",
+    "name: code-review",
+    "description: Review a change for correctness and style",
+    "---",
+    "# Reviewing a change",
+    "",
+    "Read the diff, then work through [the checklist](references/checklist.md).",
+    ""
+  ].join("\n"),
+  "references/checklist.md": "- tests cover the change\n"
+})
+
+/** The server options of the reference library (without its skill; see {@link makeLibrary}). */
 export const libraryOptions: McpServer.Options = {
   name: "presa-library",
   version: "0.1.0",
-  instructions: "A small reference library: add numbers, show a logo, read about people.",
+  instructions: "A small reference library: add numbers, show a logo, read about people. " +
+    "To review a change, load the skill skill://code-review/SKILL.md.",
   tools: [add, logo],
   resources: [readme],
   resourceTemplates: [person],
@@ -74,5 +90,8 @@ export const libraryOptions: McpServer.Options = {
   pageSize: 10
 }
 
-/** Builds the reference library server. */
-export const makeLibrary = McpServer.make(libraryOptions)
+/** Builds the reference library server, with the `code-review` skill. */
+export const makeLibrary = Effect.gen(function*() {
+  const skill = yield* codeReview
+  return yield* McpServer.make({ ...libraryOptions, skills: [skill] })
+})

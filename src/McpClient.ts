@@ -10,10 +10,12 @@
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as JsonRpc from "./JsonRpc.js"
 import * as McpSchema from "./McpSchema.js"
+import * as Skill from "./Skill.js"
 import type { ClientTransport, RequestOptions, TransportError } from "./Transport.js"
 
 /**
@@ -137,6 +139,32 @@ export interface McpClient {
     value: string,
     context?: Readonly<Record<string, string>>
   ) => Effect.Effect<McpSchema.CompleteResult["completion"], CallError>
+  /** Does the server declare the Skills extension (`io.modelcontextprotocol/skills`)? */
+  readonly skillsSupported: boolean
+  /** All pages of `skills/list` (entries as the server sent them). */
+  readonly listSkills: Effect.Effect<ReadonlyArray<Skill.SkillEntry>, CallError>
+  /** `skills/get`: the entry of one skill by its SKILL.md URI. */
+  readonly getSkill: (uri: string) => Effect.Effect<Skill.SkillEntry, CallError>
+  /**
+   * Loads a skill: `skills/get`, then reads its SKILL.md and checks size, digest and front matter
+   * against the entry. Any mismatch fails with `SkillVerificationError` (never returns content).
+   */
+  readonly readSkill: (
+    uri: string
+  ) => Effect.Effect<
+    { readonly entry: Skill.SkillEntry; readonly text: string },
+    CallError | Skill.SkillVerificationError
+  >
+  /**
+   * Reads one file of a skill and checks it against `entry`: a file the entry does not list fails
+   * with reason `unlisted`, a wrong size or digest with `size` / `digest`.
+   */
+  readonly readSkillFile: (
+    entry: Skill.SkillEntry,
+    uri: string
+  ) => Effect.Effect<McpSchema.ResourceContents, CallError | Skill.SkillVerificationError>
+  /** All pages of `resources/directory/read` (needs `directoryRead`). */
+  readonly readDirectory: (uri: string) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, CallError>
   /** Closes the transport. */
   readonly close: Effect.Effect<void>
 }
@@ -337,6 +365,27 @@ export const connect = (
     )
     const listPrompts = listPage(McpSchema.Method.promptsList, McpSchema.ListPromptsResult)
 
+    const getSkill = (uri: string) =>
+      request(Skill.Method.get, { uri }).pipe(
+        Effect.flatMap(decode(Skill.GetSkillResult, Skill.Method.get)),
+        Effect.map((r) => r.skill)
+      )
+    const readOne = (uri: string) =>
+      request(McpSchema.Method.resourcesRead, { uri }).pipe(
+        Effect.flatMap(decode(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead)),
+        Effect.flatMap((r) =>
+          r.contents.length === 1 && r.contents[0] !== undefined
+            ? Effect.succeed(r.contents[0])
+            : Effect.fail(new ClientError({ reason: "InvalidResult", message: `${uri}: expected one contents item` }))
+        )
+      )
+    const contentOf = (uri: string, contents: McpSchema.ResourceContents) =>
+      Option.match(Skill.contentsBytes(contents), {
+        onNone: () =>
+          Effect.fail(new ClientError({ reason: "InvalidResult", message: `${uri}: contents are not valid base64` })),
+        onSome: (bytes) => Effect.succeed(bytes)
+      })
+
     const client: McpClient = {
       info,
       request,
@@ -371,6 +420,38 @@ export const connect = (
         }).pipe(
           Effect.flatMap(decode(McpSchema.CompleteResult, McpSchema.Method.complete)),
           Effect.map((r) => r.completion)
+        ),
+      skillsSupported: info.capabilities.extensions !== undefined &&
+        JsonRpc.isObject(info.capabilities.extensions[Skill.EXTENSION_ID]),
+      listSkills: listAll(listPage(Skill.Method.list, Skill.ListSkillsResult), "skills"),
+      getSkill,
+      readSkill: (uri) =>
+        Effect.gen(function*() {
+          const entry = yield* getSkill(uri)
+          const contents = yield* readOne(uri)
+          const text = yield* Skill.verifySkillMd(entry, yield* contentOf(uri, contents))
+          return { entry, text }
+        }),
+      readSkillFile: (entry, uri) =>
+        Effect.gen(function*() {
+          if (entry.resources !== Skill.DYNAMIC_RESOURCES && !entry.resources.some((r) => r.uri === uri)) {
+            return yield* new Skill.SkillVerificationError({
+              reason: "unlisted",
+              uri,
+              message: `${uri} is not listed in the skill's entry`
+            })
+          }
+          const contents = yield* readOne(uri)
+          yield* Skill.verifyFile(entry, uri, yield* contentOf(uri, contents))
+          return contents
+        }),
+      readDirectory: (uri) =>
+        listAll(
+          (cursor?: string) =>
+            request(Skill.Method.directoryRead, cursor === undefined ? { uri } : { uri, cursor }).pipe(
+              Effect.flatMap(decode(Skill.ReadDirectoryResult, Skill.Method.directoryRead))
+            ),
+          "resources"
         ),
       close: transport.close
     }

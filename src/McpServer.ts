@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -23,6 +24,7 @@ import type * as McpSchema from "./McpSchema.js"
 import type * as Prompt from "./Prompt.js"
 import type { RequestContextShape } from "./RequestContext.js"
 import type * as Resource from "./Resource.js"
+import type * as Skill from "./Skill.js"
 import type * as Tool from "./Tool.js"
 
 /**
@@ -42,6 +44,12 @@ import type * as Tool from "./Tool.js"
  * - `subscribe`: advertise `resources.subscribe` (legacy `resources/subscribe`, modern
  *   `resourceSubscriptions` in listen filters), default false;
  * - `exposeErrorMessages`: a tool defect's text is `Name: message` instead of `Name`, default false;
+ * - `skills`: skills served with the Skills extension (`io.modelcontextprotocol/skills`, SEP-2640):
+ *   declares the extension (with `directoryRead`) and `resources`; each file is a resource at
+ *   `skill://<path>/<file>`; `skills/list`, `skills/get`, `resources/directory/read` are answered;
+ * - `inputState`: `{keys, ttl}` for the HMAC that signs `requestState` of `input_required` results
+ *   (the first key signs, all verify, so keys can be rotated; default: a random key per process —
+ *   give keys when several instances serve one endpoint; `ttl` default 10 minutes);
  * - `validate`: check tool arguments against `inputSchema` and structured results against
  *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
  *   `presa-mcp/JsonSchemaFull` for full 2020-12).
@@ -70,6 +78,8 @@ export interface Options {
   readonly exposeErrorMessages?: boolean
   readonly validate?: boolean
   readonly validator?: JsonSchema.Validator
+  readonly skills?: ReadonlyArray<Skill.Skill>
+  readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
 }
 
 /**
@@ -380,3 +390,23 @@ export const log = (
   data: unknown,
   logger?: string
 ): Effect.Effect<boolean> => ctx.log(level, data, logger)
+
+/**
+ * Adds a skill (or replaces the one at the same path): its files become resources, it appears in
+ * `skills/list` (unless unlisted), and listening clients get a resources list change. Fails with
+ * `DefinitionError` only on a clash the snapshot refuses.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const addSkill: (server: McpServer, skill: Skill.Skill) => Effect.Effect<void, DefinitionError> =
+  internal.addSkill
+
+/**
+ * Removes the skill whose SKILL.md URI is `uri`; its files go with it.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const removeSkill: (server: McpServer, uri: string) => Effect.Effect<void, DefinitionError> =
+  internal.removeSkill

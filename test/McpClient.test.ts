@@ -7,8 +7,17 @@ import { LOGO_PNG, makeLibrary } from "../examples/library-definitions.js"
 import { assertNotificationSpecValid } from "./support/SpecSchema.js"
 import { checkedTransport, get, KEY } from "./support/Wire.js"
 
-const LIBRARY_CAPS = { tools: {}, resources: {}, prompts: {}, completions: {} }
-const INSTRUCTIONS = "A small reference library: add numbers, show a logo, read about people."
+// The core capabilities are exactly tools, resources, prompts, completions; the library also serves
+// the code-review skill, so the Skills extension is declared under `extensions` (issue 6).
+const LIBRARY_CAPS = {
+  tools: {},
+  resources: {},
+  prompts: {},
+  completions: {},
+  extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } }
+}
+const INSTRUCTIONS = "A small reference library: add numbers, show a logo, read about people. " +
+  "To review a change, load the skill skill://code-review/SKILL.md."
 
 /** Connects a client to `server` in process; every response it receives is cross-checked. */
 const connect = (server: McpServer.McpServer, options: McpClient.Options = {}) =>
@@ -112,7 +121,10 @@ describe("McpClient over InProcess", () => {
         expect(first.tools.map((t) => t.name)).toEqual(["add"])
         assert.isString(first.nextCursor)
         expect((yield* client.listAllTools).map((t) => t.name)).toEqual(["add", "logo"])
-        expect((yield* client.listAllResources).map((r) => r.uri)).toEqual(["file:///readme.txt"])
+        expect((yield* client.listAllResources).map((r) => r.uri)).toEqual([
+          "file:///readme.txt",
+          "skill://code-review/SKILL.md"
+        ])
         expect((yield* client.listAllResourceTemplates).map((t) => t.uriTemplate)).toEqual(["people://{id}"])
         expect((yield* client.listAllPrompts).map((p) => p.name)).toEqual(["introduce"])
       }))

@@ -34,7 +34,15 @@ import {
   withModernMeta
 } from "./support/Wire.js"
 
-const LIBRARY_CAPS = { tools: {}, resources: {}, prompts: {}, completions: {} }
+// The core capabilities are exactly tools, resources, prompts, completions; the library also serves
+// the code-review skill, so the Skills extension is declared under `extensions` (issue 6).
+const LIBRARY_CAPS = {
+  tools: {},
+  resources: {},
+  prompts: {},
+  completions: {},
+  extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } }
+}
 const SERVER_INFO = { name: "presa-library", version: "0.1.0" }
 const ALL = ["2026-07-28", "2025-11-25", "2025-06-18"]
 
@@ -194,7 +202,13 @@ describe("reference library (examples/library-definitions.ts)", () => {
           inputSchema: { type: "object", properties: {} }
         })
         expect(resultOf(yield* conn.call("resources/list")).resources).toEqual([
-          { uri: "file:///readme.txt", name: "readme", mimeType: "text/plain" }
+          { uri: "file:///readme.txt", name: "readme", mimeType: "text/plain" },
+          {
+            uri: "skill://code-review/SKILL.md",
+            name: "code-review",
+            description: "Review a change for correctness and style",
+            mimeType: "text/markdown"
+          }
         ])
         expect(resultOf(yield* conn.call("resources/templates/list")).resourceTemplates).toEqual([
           { uriTemplate: "people://{id}", name: "person", mimeType: "text/plain" }
@@ -226,7 +240,11 @@ describe("reference library (examples/library-definitions.ts)", () => {
       const r = resultOf(yield* conn.call("server/discover"))
       expect(r.capabilities).toEqual(LIBRARY_CAPS)
       expect(r.supportedVersions).toEqual(ALL)
-      assert.strictEqual(r.instructions, "A small reference library: add numbers, show a logo, read about people.")
+      assert.strictEqual(
+        r.instructions,
+        "A small reference library: add numbers, show a logo, read about people. " +
+          "To review a change, load the skill skill://code-review/SKILL.md."
+      )
       expect(yield* McpServer.capabilities(conn.server)).toEqual(LIBRARY_CAPS)
     }))
 
@@ -240,7 +258,8 @@ describe("reference library (examples/library-definitions.ts)", () => {
           protocolVersion: rev,
           capabilities: LIBRARY_CAPS,
           serverInfo: SERVER_INFO,
-          instructions: "A small reference library: add numbers, show a logo, read about people."
+          instructions: "A small reference library: add numbers, show a logo, read about people. " +
+            "To review a change, load the skill skill://code-review/SKILL.md."
         })
       })
   )

@@ -3,12 +3,14 @@
  * @internal
  */
 import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as JsonRpc from "../JsonRpc.js"
 import type * as McpSchema from "../McpSchema.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
+import * as Skill from "../Skill.js"
 import type * as Tool from "../Tool.js"
 import * as UriTemplate from "../UriTemplate.js"
 
@@ -20,7 +22,7 @@ import * as UriTemplate from "../UriTemplate.js"
  * @category errors
  */
 export class DefinitionError extends Data.TaggedError("DefinitionError")<{
-  readonly kind: "tool" | "resource" | "resourceTemplate" | "prompt"
+  readonly kind: "tool" | "resource" | "resourceTemplate" | "prompt" | "skill"
   readonly name: string
   readonly message: string
 }> {}
@@ -40,16 +42,38 @@ export interface CompiledTemplate {
 }
 
 /** @internal */
+export interface CompiledSkill {
+  readonly skill: Skill.Skill
+  readonly entry: Skill.SkillEntry
+  /** The SKILL.md resource as `resources/list` shows it. */
+  readonly wire: McpSchema.Resource
+}
+
+/** Computes a skill's entry (digests) once, when it is added. */
+export const compileSkill = (skill: Skill.Skill): Effect.Effect<CompiledSkill> =>
+  Effect.map(Skill.entry(skill), (entry) => ({
+    skill,
+    entry,
+    wire: {
+      uri: skill.uri,
+      name: skill.name,
+      description: skill.frontmatter.description,
+      mimeType: "text/markdown"
+    }
+  }))
+
+/** @internal */
 export interface Snapshot {
   readonly revision: number
   readonly tools: ReadonlyArray<CompiledTool>
   readonly resources: ReadonlyArray<{ readonly def: Resource.Resource; readonly wire: McpSchema.Resource }>
   readonly templates: ReadonlyArray<CompiledTemplate>
   readonly prompts: ReadonlyArray<{ readonly def: Prompt.Prompt; readonly wire: McpSchema.Prompt }>
+  readonly skills: ReadonlyArray<CompiledSkill>
 }
 
 /** @internal */
-export const emptySnapshot: Snapshot = { revision: 0, tools: [], resources: [], templates: [], prompts: [] }
+export const emptySnapshot: Snapshot = { revision: 0, tools: [], resources: [], templates: [], prompts: [], skills: [] }
 
 const EMPTY_INPUT: JsonRpc.JsonObject = { type: "object", properties: {} }
 
@@ -131,6 +155,7 @@ export const build = (defs: {
   readonly resources?: ReadonlyArray<Resource.Resource> | undefined
   readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate> | undefined
   readonly prompts?: ReadonlyArray<Prompt.Prompt> | undefined
+  readonly skills?: ReadonlyArray<CompiledSkill> | undefined
 }, revision: number): Either.Either<Snapshot, DefinitionError> =>
   Either.gen(function*() {
     const tools = yield* Either.all((defs.tools ?? []).map(compileTool))
@@ -141,12 +166,13 @@ export const build = (defs: {
       ["tool", duplicate(tools, (t) => t.def.name)],
       ["resource", duplicate(resources, (r) => r.def.uri)],
       ["resourceTemplate", duplicate(templates, (t) => t.def.uriTemplate)],
-      ["prompt", duplicate(prompts, (p) => p.def.name)]
+      ["prompt", duplicate(prompts, (p) => p.def.name)],
+      ["skill", duplicate(defs.skills ?? [], (s) => s.skill.uri)]
     ] as const
     for (const [kind, dup] of checks) {
       if (Option.isSome(dup)) {
         return yield* Either.left(new DefinitionError({ kind, name: dup.value, message: `duplicate ${kind}` }))
       }
     }
-    return { revision, tools, resources, templates, prompts }
+    return { revision, tools, resources, templates, prompts, skills: defs.skills ?? [] }
   })

@@ -15,6 +15,7 @@ import * as McpSchema from "../McpSchema.js"
 import type * as Prompt from "../Prompt.js"
 import { RequestContext, type RequestContextShape } from "../RequestContext.js"
 import type * as Resource from "../Resource.js"
+import * as Skill from "../Skill.js"
 import type * as Tool from "../Tool.js"
 import * as UriTemplate from "../UriTemplate.js"
 import * as Defs from "./definitions.js"
@@ -49,7 +50,8 @@ export const page = <A>(
   params: JsonRpc.JsonObject,
   items: ReadonlyArray<A>,
   key: string,
-  wire: (a: A) => unknown
+  wire: (a: A) => unknown,
+  field: string = key
 ): Effect.Effect<JsonRpc.JsonObject, Failure> =>
   Effect.gen(function*() {
     const { cursor } = yield* decodeParams(McpSchema.PaginatedParams, params)
@@ -68,8 +70,8 @@ export const page = <A>(
     const slice = items.slice(offset, offset + size).map(wire)
     const next = offset + size
     return next < items.length
-      ? { [key]: slice, nextCursor: encodeCursor(key, snapshot.revision, next) }
-      : { [key]: slice }
+      ? { [field]: slice, nextCursor: encodeCursor(key, snapshot.revision, next) }
+      : { [field]: slice }
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -203,6 +205,11 @@ export const readResource = (
         Effect.flatMap((out) => toContents(uri, mimeType, out)),
         Effect.catchTag("McpError", (e) => fail(e))
       )
+    for (const s of snapshot.skills) {
+      if (uri !== s.skill.uri && !uri.startsWith(Skill.root(s.skill) + "/")) continue
+      const file = yield* Skill.read(s.skill, uri)
+      if (Option.isSome(file)) return { contents: [Skill.toResourceContents(file.value)] }
+    }
     const resource = snapshot.resources.find((r) => r.def.uri === uri)
     if (resource !== undefined) {
       const contents = yield* run(() => resource.def.handler(uri, ctx), resource.def.mimeType)
@@ -310,4 +317,37 @@ export const complete = (
         ...(hasMore === undefined ? {} : { hasMore })
       }
     }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// skills (io.modelcontextprotocol/skills)
+// ---------------------------------------------------------------------------------------------
+
+/** `skills/get`: the entry of the skill whose SKILL.md is `uri` (listed or not); else -32602. */
+export const getSkill = (
+  snapshot: Defs.Snapshot,
+  params: JsonRpc.JsonObject
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.gen(function*() {
+    const { uri } = yield* decodeParams(Skill.GetSkillParams, params)
+    const found = snapshot.skills.find((s) => s.skill.uri === uri)
+    if (found === undefined) return yield* fail(McpError.invalidParams(`No skill is served at ${uri}`, { uri }))
+    return { skill: found.entry }
+  })
+
+/** `resources/directory/read`: direct children of a skill directory, paged; else -32602. */
+export const readDirectory = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  params: JsonRpc.JsonObject
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.gen(function*() {
+    const { uri } = yield* decodeParams(Skill.ReadDirectoryParams, params)
+    for (const s of snapshot.skills) {
+      const children = Skill.children(s.skill, uri)
+      if (Option.isSome(children)) {
+        return yield* page(server, snapshot, params, children.value, `resources@${uri}`, (r) => r, "resources")
+      }
+    }
+    return yield* fail(McpError.invalidParams(`${uri} is not a directory resource`, { uri }))
   })

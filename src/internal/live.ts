@@ -7,6 +7,7 @@ import * as Either from "effect/Either"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
+import type * as Skill from "../Skill.js"
 import type * as Tool from "../Tool.js"
 import * as Defs from "./definitions.js"
 
@@ -33,12 +34,14 @@ const rebuild = (s: Defs.Snapshot, patch: {
   readonly resources?: ReadonlyArray<Resource.Resource>
   readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate>
   readonly prompts?: ReadonlyArray<Prompt.Prompt>
+  readonly skills?: ReadonlyArray<Defs.CompiledSkill>
 }) =>
   Defs.build({
     tools: patch.tools ?? s.tools.map((t) => t.def),
     resources: patch.resources ?? s.resources.map((r) => r.def),
     resourceTemplates: patch.resourceTemplates ?? s.templates.map((t) => t.def),
-    prompts: patch.prompts ?? s.prompts.map((p) => p.def)
+    prompts: patch.prompts ?? s.prompts.map((p) => p.def),
+    skills: patch.skills ?? s.skills
   }, s.revision)
 
 export const addTool = (server: Server, tool: Tool.Tool) =>
@@ -65,3 +68,16 @@ export const addPrompt = (server: Server, prompt: Prompt.Prompt) =>
   change(server, "prompts", (s) => rebuild(s, { prompts: [...s.prompts.map((p) => p.def), prompt] }))
 export const removePrompt = (server: Server, name: string) =>
   change(server, "prompts", (s) => rebuild(s, { prompts: s.prompts.map((p) => p.def).filter((p) => p.name !== name) }))
+
+/** Adds a skill, or replaces the one served at the same path; its files come and go with it. */
+export const addSkill = (server: Server, skill: Skill.Skill) =>
+  Effect.flatMap(Defs.compileSkill(skill), (compiled) =>
+    change(
+      server,
+      "resources",
+      (s) => rebuild(s, { skills: [...s.skills.filter((c) => c.skill.uri !== skill.uri), compiled] })
+    ))
+
+/** Removes the skill whose SKILL.md URI is `uri` (no-op when absent). */
+export const removeSkill = (server: Server, uri: string) =>
+  change(server, "resources", (s) => rebuild(s, { skills: s.skills.filter((c) => c.skill.uri !== uri) }))

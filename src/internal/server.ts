@@ -18,9 +18,10 @@ import * as Defs from "./definitions.js"
 import * as Headers from "./headers.js"
 import * as InputState from "./inputState.js"
 
+import * as Skill from "../Skill.js"
 import { inputRequiredResult, makeContext, MRTR_METHODS, mrtrInput } from "./context.js"
 import { decodeParams, fail, Failure, invalidParamsFrom } from "./failure.js"
-import { callTool, complete, getPrompt, legacyTool, page, readResource } from "./handlers.js"
+import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirectory, readResource } from "./handlers.js"
 import { listen, subscribe } from "./subscriptions.js"
 import type { ChangeEvent, DispatchOptions, Options, Reply, Server } from "./types.js"
 export { statusOf } from "./failure.js"
@@ -28,10 +29,12 @@ export {
   addPrompt,
   addResource,
   addResourceTemplate,
+  addSkill,
   addTool,
   removePrompt,
   removeResource,
   removeResourceTemplate,
+  removeSkill,
   removeTool
 } from "./live.js"
 export { listChanged, resourceUpdated, sessionNotifications, shutdown } from "./subscriptions.js"
@@ -41,7 +44,8 @@ type McpError = JsonRpc.McpError
 
 export const make = (options: Options): Effect.Effect<Server, Defs.DefinitionError> =>
   Effect.gen(function*() {
-    const snapshot = yield* Defs.build(options, 1)
+    const skills = yield* Effect.forEach(options.skills ?? [], Defs.compileSkill)
+    const snapshot = yield* Defs.build({ ...options, skills }, 1)
     const state = yield* SubscriptionRef.make(snapshot)
     const events = yield* PubSub.unbounded<ChangeEvent>()
     const shutdown = yield* Deferred.make<void>()
@@ -68,7 +72,7 @@ export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema
   const caps: Record<string, Record<string, unknown>> = {}
   const listChanged = server.options.listChanged === true ? { listChanged: true } : {}
   if (snapshot.tools.length > 0) caps.tools = { ...listChanged }
-  if (snapshot.resources.length > 0 || snapshot.templates.length > 0) {
+  if (snapshot.resources.length > 0 || snapshot.templates.length > 0 || snapshot.skills.length > 0) {
     caps.resources = { ...(server.options.subscribe === true ? { subscribe: true } : {}), ...listChanged }
   }
   if (snapshot.prompts.length > 0) caps.prompts = { ...listChanged }
@@ -76,6 +80,8 @@ export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema
     snapshot.templates.some((t) => t.def.complete !== undefined)
   if (completes) caps.completions = {}
   if (server.options.logging === true) caps.logging = {}
+  // Skills extension (SEP-2640): declared only when skills are served; settings inline.
+  if (snapshot.skills.length > 0) caps.extensions = { [Skill.EXTENSION_ID]: { directoryRead: true } }
   return caps
 }
 
@@ -300,6 +306,9 @@ const CACHEABLE: ReadonlySet<string> = new Set([
   McpSchema.Method.toolsList,
   McpSchema.Method.promptsList,
   McpSchema.Method.resourcesList,
+  Skill.Method.list,
+  Skill.Method.get,
+  Skill.Method.directoryRead,
   McpSchema.Method.resourcesTemplatesList,
   McpSchema.Method.resourcesRead
 ])
@@ -376,7 +385,18 @@ const routeWith = (
     case McpSchema.Method.toolsCall:
       return gated("tools", () => callTool(server, snapshot, params, ctx))
     case McpSchema.Method.resourcesList:
-      return gated("resources", () => page(server, snapshot, params, snapshot.resources, "resources", (r) => r.wire))
+      return gated("resources", () =>
+        page(
+          server,
+          snapshot,
+          params,
+          [
+            ...snapshot.resources.map((r) => r.wire),
+            ...snapshot.skills.filter((s) => !s.skill.unlisted).map((s) => s.wire)
+          ],
+          "resources",
+          (r) => r
+        ))
     case McpSchema.Method.resourcesTemplatesList:
       return gated(
         "resources",
@@ -390,6 +410,15 @@ const routeWith = (
       return gated("prompts", () => getPrompt(snapshot, params, ctx))
     case McpSchema.Method.complete:
       return gated("completions", () => complete(snapshot, params, ctx))
+    case Skill.Method.list:
+      return gated(
+        "extensions",
+        () => page(server, snapshot, params, snapshot.skills.filter((s) => !s.skill.unlisted), "skills", (s) => s.entry)
+      )
+    case Skill.Method.get:
+      return gated("extensions", () => getSkill(snapshot, params))
+    case Skill.Method.directoryRead:
+      return gated("extensions", () => readDirectory(server, snapshot, params))
     case McpSchema.Method.loggingSetLevel:
       return gated("logging", () =>
         decodeParams(McpSchema.SetLevelParams, params).pipe(

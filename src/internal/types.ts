@@ -13,6 +13,7 @@ import * as JsonSchema from "../JsonSchema.js"
 import * as McpSchema from "../McpSchema.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
+import type * as Skill from "../Skill.js"
 import type * as Tool from "../Tool.js"
 import * as Defs from "./definitions.js"
 
@@ -41,6 +42,7 @@ export interface Options {
   readonly validate?: boolean
   readonly validator?: JsonSchema.Validator
   readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
+  readonly skills?: ReadonlyArray<Skill.Skill>
 }
 
 /** A change to what the server serves. */
