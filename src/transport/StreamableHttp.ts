@@ -1,0 +1,382 @@
+/**
+ * Streamable HTTP, both eras on one endpoint: a server handler on `@effect/platform`
+ * (mount it in your `HttpRouter` / `HttpLayerRouter`, or {@link serve} it standalone on Node) and
+ * a client transport over `HttpClient` (fetch by default).
+ *
+ * **Server, per request** (protocol.md §3.3, §19.2–19.7, §24.3):
+ *
+ * 1. `Origin` present and not allowed → `403` (`Origin: null` is refused unless allowed; no
+ *    `Origin` is fine) — before any parsing or session work (EC-16);
+ * 2. `Host` not allowed → `403` (DNS rebinding; default allow-list: loopback names);
+ * 3. POST: `Content-Type` not `application/json` → `415`; `Accept` missing or not admitting
+ *    `application/json` (`application/*`, `*\/*` count) → `406`; body over `maxBodyBytes` → `413`;
+ *    bytes not UTF-8 JSON → `400` -32700; a batch or a non-JSON-RPC value → `400` -32600;
+ * 4. notifications and responses → `202`, empty body (EC-12/14/27). A modern notification whose
+ *    `Mcp-Method` header is present and differs from the body → `400` -32020 (absent is fine);
+ * 5. modern requests (`_meta` names a version, or `MCP-Protocol-Version` names a modern one) →
+ *    `McpServer.dispatch` with the headers; status from the reply (§19.6); `Mcp-Session-Id` is
+ *    ignored and never minted; closing the response (client disconnect) interrupts the handler;
+ * 6. legacy `initialize` → a new session; its id (a random UUID) is returned in `Mcp-Session-Id`.
+ *    On `initialize` the `MCP-Protocol-Version` header and any `Mcp-Session-Id` are ignored (the
+ *    body's `protocolVersion` wins; a new session is always created). Other legacy requests: no session id → answered by the core (`400` -32602, `ping` works);
+ *    unknown/deleted id → `404`; `MCP-Protocol-Version` absent → the negotiated version, any other
+ *    value than the negotiated one (unsupported, or supported but not negotiated) → `400`; the
+ *    request runs in the session (a disconnect does not cancel it; `notifications/cancelled`
+ *    does). In-session JSON-RPC errors are HTTP `200` (a `404` would read as "session ended");
+ * 7. GET with a session and `Accept: text/event-stream` → the session's standalone SSE stream:
+ *    `McpServer.sessionNotifications` (list changes, resource updates) with per-session event ids,
+ *    a priming event (`id: <latest>`, empty data), `Last-Event-ID` replay from a bounded buffer;
+ *    a new GET replaces the previous stream (each message goes to one stream). DELETE with a
+ *    session → `204`; GET/DELETE without a session → `405`; other methods → `405`.
+ *
+ * Request responses are JSON unless the handler emits a request-scoped notification (progress,
+ * log) *before* its result and the client accepts `text/event-stream`: the response then becomes
+ * an SSE stream (`event: message`, `X-Accel-Buffering: no`, `: ping` keep-alives) ending with the
+ * final response. A request cancelled by `notifications/cancelled` gets `204` (or its SSE stream
+ * just ends). POST response streams carry no event ids (no resumption of request streams).
+ * Refusals carry an id-less JSON-RPC error body (-32600 unless stated). No CORS headers are added:
+ * for browser clients put a CORS middleware in front (protocol.md §19.7 lists the headers).
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as NodeHttp from "node:http"
+import * as Http from "../internal/http.js"
+import * as internalClient from "../internal/httpClient.js"
+import * as internalServer from "../internal/httpServer.js"
+import type * as JsonRpc from "../JsonRpc.js"
+import type * as McpServer from "../McpServer.js"
+import type { ClientTransport } from "../Transport.js"
+
+// ---------------------------------------------------------------------------------------------
+// server
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Server options.
+ *
+ * - `path`: the endpoint path, default `"/mcp"` (used by {@link router}, {@link layer},
+ *   {@link serve}; {@link handler} answers wherever you mount it);
+ * - `allowedOrigins`: `Origin` allow-list, or `"any"`. Entries are origins
+ *   (`"https://app.example.com"`), origins with any port (`"http://localhost:*"`), or `"null"`
+ *   (admits `Origin: null`). Default {@link loopbackOrigins}. A request without `Origin` is
+ *   always allowed (non-browser clients);
+ * - `allowedHosts`: `Host` allow-list (names without port, case-insensitive), or `"any"`. Default
+ *   {@link loopbackHosts} — set it (or `"any"`) when the server is reachable under other names;
+ *   {@link serve} defaults it to `"any"` when bound to a non-loopback address;
+ * - `maxBodyBytes`: POST body limit in bytes, default 4 MiB (`413` above);
+ * - `maxSessions`: live legacy sessions at most, default 10 000 (`initialize` beyond → `503`);
+ * - `sessionIdleTimeout`: a legacy session with no request, no open GET stream and nothing in
+ *   flight for this long is closed, default 30 minutes (`Duration.infinity` disables);
+ * - `replayBufferSize`: standalone-stream events kept per session for `Last-Event-ID`, default 100;
+ * - `keepAlive`: interval of `: ping` comments on SSE responses, default 15 seconds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServerOptions {
+  readonly path?: `/${string}` | undefined
+  readonly allowedOrigins?: ReadonlyArray<string> | "any" | undefined
+  readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
+  readonly maxBodyBytes?: number | undefined
+  readonly maxSessions?: number | undefined
+  readonly sessionIdleTimeout?: Duration.DurationInput | undefined
+  readonly replayBufferSize?: number | undefined
+  readonly keepAlive?: Duration.DurationInput | undefined
+}
+
+/**
+ * The default `allowedOrigins`: `http`/`https` on `localhost`, `127.0.0.1` and `[::1]`, any port.
+ * Spread it to extend: `allowedOrigins: [...StreamableHttp.loopbackOrigins, "https://app.example.com"]`.
+ *
+ * @since 0.1.0
+ * @category symbols
+ */
+export const loopbackOrigins: ReadonlyArray<string> = Http.loopbackOrigins
+
+/**
+ * The default `allowedHosts`: `localhost`, `127.0.0.1`, `[::1]` (any port).
+ *
+ * @since 0.1.0
+ * @category symbols
+ */
+export const loopbackHosts: ReadonlyArray<string> = Http.loopbackHosts
+
+/**
+ * The endpoint handler: an `HttpServerResponse` Effect that needs the `HttpServerRequest` and the
+ * per-request `Scope` (both provided by `HttpRouter`, `HttpLayerRouter` and `HttpServer`). It never
+ * fails: every problem is an HTTP response.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handler = internalServer.Handler
+
+/**
+ * The MCP endpoint handler (POST, GET, DELETE and `405` for other methods), to mount at a path
+ * of your choice: `HttpRouter.all("/mcp", handler)` or `HttpLayerRouter.add("*", "/mcp", handler)`.
+ * The router (or `HttpServer`) provides `HttpServerRequest` and the per-request `Scope`.
+ *
+ * Building it creates the legacy session store in the current `Scope`; closing that scope ends
+ * every session (in-flight legacy requests are interrupted, GET streams end). Never fails.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const handler: (
+  server: McpServer.McpServer,
+  options?: ServerOptions
+) => Effect.Effect<Handler, never, Scope.Scope> = internalServer.makeHandler
+
+/**
+ * An `HttpRouter` with the endpoint at `options.path` (default `/mcp`), to combine with yours:
+ * `HttpRouter.concat(appRouter, yield* StreamableHttp.router(server))`. Sessions live in the
+ * current `Scope` (see {@link handler}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const router = (
+  server: McpServer.McpServer,
+  options: ServerOptions = {}
+): Effect.Effect<HttpRouter.HttpRouter, never, Scope.Scope> =>
+  Effect.map(
+    internalServer.makeHandler(server, options),
+    (h) => HttpRouter.all(HttpRouter.empty, options.path ?? internalServer.DEFAULT_PATH, h)
+  )
+
+/**
+ * Registers the endpoint (all methods at `options.path`, default `/mcp`) in the app's
+ * `HttpLayerRouter`; serving is left to `HttpLayerRouter.serve`. Sessions live as long as the layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  server: McpServer.McpServer,
+  options: ServerOptions = {}
+): Layer.Layer<never, never, HttpLayerRouter.HttpRouter> =>
+  HttpLayerRouter.use((r) =>
+    Effect.flatMap(
+      internalServer.makeHandler(server, options),
+      (h) => r.add("*", options.path ?? internalServer.DEFAULT_PATH, h)
+    )
+  )
+
+/**
+ * Options of {@link serve}: {@link ServerOptions} plus `port` (default `0`: a free port), `host`
+ * (default `"127.0.0.1"`) and `shutdownTimeout` (how long closing waits for open responses before
+ * dropping their connections, default 1 second). When `host` is not a loopback address and
+ * `allowedHosts` is not given, `allowedHosts` defaults to `"any"` (`allowedOrigins` keeps its
+ * loopback default).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServeOptions extends ServerOptions {
+  readonly port?: number | undefined
+  readonly host?: string | undefined
+  readonly shutdownTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * Where a standalone server listens: `url` (the endpoint, e.g. `http://127.0.0.1:54321/mcp`),
+ * `host` (the bound address; `0.0.0.0` for all IPv4/IPv6 interfaces) and `port`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Address {
+  readonly url: string
+  readonly host: string
+  readonly port: number
+}
+
+/**
+ * Serves `server` on Node's `http` module until the `Scope` closes, and yields the bound
+ * {@link Address}. Only `options.path` is served (other paths → `404`). Closing the scope ends
+ * open `subscriptions/listen` streams (`McpServer.shutdown`) and all sessions, stops accepting,
+ * waits up to `shutdownTimeout` for open responses, then closes the remaining connections.
+ *
+ * Fails with `ServeError` when the port cannot be bound.
+ *
+ * @example
+ * ```ts
+ * Effect.scoped(Effect.gen(function*() {
+ *   const server = yield* McpServer.make({ name: "demo", version: "1.0.0" })
+ *   const { url } = yield* StreamableHttp.serve(server, { port: 3000 })
+ *   yield* Effect.log(`MCP on ${url}`)
+ *   yield* Effect.never
+ * }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const serve = (
+  server: McpServer.McpServer,
+  options: ServeOptions = {}
+): Effect.Effect<Address, HttpServerError.ServeError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const host = options.host ?? "127.0.0.1"
+    const path = options.path ?? internalServer.DEFAULT_PATH
+    const node = NodeHttp.createServer()
+    const http = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host })
+    // Runs before the listener's own finalizer (last-in first-out) and after the sessions closed:
+    // stop accepting, let open responses finish for `shutdownTimeout`, then drop what is left.
+    const grace = options.shutdownTimeout ?? "1 second"
+    yield* Effect.addFinalizer(() =>
+      Effect.async<void>((resume) => {
+        node.close(() => resume(Effect.void))
+      }).pipe(
+        Effect.timeoutOption(grace),
+        Effect.ensuring(Effect.sync(() => node.closeAllConnections()))
+      )
+    )
+    const routes = yield* router(server, {
+      ...options,
+      path,
+      allowedHosts: options.allowedHosts ?? (Http.isLoopbackAddress(host) ? Http.loopbackHosts : "any")
+    })
+    yield* http.serve(yield* HttpRouter.toHttpApp(routes))
+    const address = http.address
+    const port = address._tag === "TcpAddress" ? address.port : 0
+    const bound = address._tag === "TcpAddress" ? address.hostname : host
+    const urlHost = bound === "0.0.0.0" ? "localhost" : bound.includes(":") ? `[${bound}]` : bound
+    return { url: `http://${urlHost}:${port}${path}`, host: bound, port }
+  })
+
+/**
+ * The {@link Address} of the server started by {@link layerServer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class ServerAddress extends Context.Tag("presa-mcp/StreamableHttp/ServerAddress")<ServerAddress, Address>() {}
+
+/**
+ * {@link serve} as a Layer: listens while the layer lives and provides its {@link ServerAddress}.
+ * Fails with `ServeError` when the port cannot be bound.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerServer = (
+  server: McpServer.McpServer,
+  options: ServeOptions = {}
+): Layer.Layer<ServerAddress, HttpServerError.ServeError> => Layer.scoped(ServerAddress, serve(server, options))
+
+// ---------------------------------------------------------------------------------------------
+// client
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Client options.
+ *
+ * - `url`: the MCP endpoint;
+ * - `headers`: extra headers on every POST/DELETE (e.g. `Authorization`), or an Effect producing
+ *   them, run per message (token refresh). Protocol headers take precedence;
+ * - `headerParamsFor`: the `inputSchema` of a tool by name, for `Mcp-Param-*` headers of modern
+ *   `tools/call` (protocol.md §19.5). Without it (or when it returns `undefined`) the transport
+ *   uses the schemas it saw in `tools/list` responses passing through it. Only `string`,
+ *   `integer` and `boolean` properties with a token-valid `x-mcp-header` name are sent; absent or
+ *   `null` values are omitted; non-ASCII strings use `=?base64?…?=`;
+ * - `maxMessageBytes`: limit of a JSON response body in bytes, and of one SSE event in UTF-16
+ *   code units; default 16 MiB;
+ * - `closeTimeout`: deadline of the best-effort DELETE on close and of a legacy
+ *   `notifications/cancelled`; default 5 seconds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClientOptions {
+  readonly url: string | URL
+  readonly headers?:
+    | Readonly<Record<string, string>>
+    | Effect.Effect<Readonly<Record<string, string>>>
+    | undefined
+  readonly headerParamsFor?: ((toolName: string) => JsonRpc.JsonObject | undefined) | undefined
+  readonly maxMessageBytes?: number | undefined
+  readonly closeTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * Options of {@link client}: {@link ClientOptions} plus `fetch` (a `fetch` implementation, default
+ * `globalThis.fetch`) and `requestInit` (extra `RequestInit` fields for every request).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FetchClientOptions extends ClientOptions {
+  readonly fetch?: typeof globalThis.fetch | undefined
+  readonly requestInit?: globalThis.RequestInit | undefined
+}
+
+/**
+ * A client transport over the `HttpClient` in context (use {@link client} for fetch).
+ *
+ * Per request: POST with `Content-Type: application/json`, `Accept: application/json,
+ * text/event-stream`.
+ * - **modern** (the body's `_meta` names a protocol version): `MCP-Protocol-Version`,
+ *   `Mcp-Method`, `Mcp-Name` (`params.name`/`params.uri`, base64-encoded when not plain ASCII),
+ *   `Mcp-Param-*` (see `headerParamsFor`). Interrupting the request aborts the HTTP exchange,
+ *   which is the modern cancellation;
+ * - **legacy**: after an `initialize` result, its `Mcp-Session-Id` and `protocolVersion` are sent
+ *   on every later message. A `404` to a request that carried the session id (unless its body is
+ *   a JSON-RPC error with this request's id) drops the id, replays the stored `initialize` and
+ *   `notifications/initialized`, and resends the request once; a second failure fails with
+ *   `TransportError` (`Http`, 404). Interrupting a legacy request also POSTs
+ *   `notifications/cancelled` (in the background).
+ *
+ * Responses: `application/json` → the JSON-RPC response; `text/event-stream` → parsed with
+ * `@effect/experimental/Sse`, notifications go to `onNotification`, the response with this id (or
+ * an id-less error) ends it; server→client requests on the stream are logged and ignored. An
+ * error body on any status is the answer (EC-28: `id` null, absent or foreign ⇒ given this
+ * request's id). Fails with `TransportError`: `Http` (network failure, non-2xx without a JSON-RPC
+ * error body; `status` set), `Protocol` (2xx without a response, SSE ended early, oversized
+ * message), `Closed` (after `close`).
+ *
+ * `notify`: any 2xx is accepted without reading the body (EC-14); a refusal is logged, not
+ * failed. `close` (also run when the `Scope` closes): DELETE of the legacy session, best effort.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const clientWith: (
+  options: ClientOptions
+) => Effect.Effect<ClientTransport, never, Scope.Scope | HttpClient.HttpClient> = internalClient.make
+
+/**
+ * {@link clientWith} over `fetch` (`FetchHttpClient` from `@effect/platform`): needs only a
+ * `Scope`, which owns the session (closing it sends the DELETE).
+ *
+ * @example
+ * ```ts
+ * Effect.scoped(Effect.gen(function*() {
+ *   const transport = yield* StreamableHttp.client({ url: "http://127.0.0.1:3000/mcp" })
+ *   const reply = yield* transport.request(JsonRpc.request(1, "server/discover", { _meta }))
+ * }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const client = (options: FetchClientOptions): Effect.Effect<ClientTransport, never, Scope.Scope> =>
+  internalClient.make(options).pipe(
+    Effect.provide(FetchHttpClient.layer),
+    options.fetch === undefined ? identity : Effect.provideService(FetchHttpClient.Fetch, options.fetch),
+    options.requestInit === undefined
+      ? identity
+      : Effect.provideService(FetchHttpClient.RequestInit, options.requestInit)
+  )
