@@ -1,0 +1,341 @@
+/**
+ * The stdio client: spawns a server process and speaks newline-delimited JSON-RPC over its
+ * stdin/stdout. Documented on `Stdio.spawn`.
+ *
+ * @internal
+ */
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as HashMap from "effect/HashMap"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../JsonRpc.js"
+import * as McpSchema from "../McpSchema.js"
+import { type ClientTransport, type RequestOptions, TransportError } from "../Transport.js"
+import * as Frame from "./stdioFrame.js"
+
+/** Options of `spawn` (documented on `Stdio.SpawnOptions`). */
+export interface SpawnOptions {
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly cwd?: string | undefined
+  readonly stderr?: "inherit" | ((line: string) => Effect.Effect<void>) | undefined
+  readonly closeTimeout?: Duration.DurationInput | undefined
+  readonly maxLineBytes?: number | undefined
+  readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+}
+
+/** A client transport over a child process (documented on `Stdio.StdioClientTransport`). */
+export interface StdioClientTransport extends ClientTransport {
+  readonly pid: number
+}
+
+/** Default bound of one line read from the server: 64 MiB. */
+export const DEFAULT_CLIENT_MAX_LINE_BYTES = 64 * 1024 * 1024
+const STDERR_MAX_LINE_BYTES = 1024 * 1024
+const DEFAULT_CLOSE_TIMEOUT: Duration.DurationInput = "2 seconds"
+/** How long to keep reading stdout after the process exited, for replies still in the pipe. */
+const EXIT_GRACE: Duration.DurationInput = "1 second"
+
+interface Pending {
+  readonly deferred: Deferred.Deferred<JsonRpc.Response, TransportError>
+  readonly progressToken: JsonRpc.RequestId | undefined
+  readonly onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+}
+
+interface State {
+  /** Set once the transport is closed; every later call fails with it. */
+  readonly closed: TransportError | undefined
+  readonly pending: HashMap.HashMap<JsonRpc.RequestId, Pending>
+}
+
+const closedError = (message: string): TransportError => new TransportError({ reason: "Closed", message })
+
+const parseJson = (text: string): Option.Option<unknown> => {
+  try {
+    return Option.some<unknown>(JSON.parse(text))
+  } catch {
+    return Option.none()
+  }
+}
+
+const progressTokenOf = (message: JsonRpc.Request): JsonRpc.RequestId | undefined => {
+  const meta = message.params?._meta
+  if (!JsonRpc.isObject(meta)) return undefined
+  const token = meta[McpSchema.MetaKey.progressToken]
+  return JsonRpc.isRequestId(token) ? token : undefined
+}
+
+const preview = (text: string): string => text.length > 200 ? `${text.slice(0, 200)}…` : text
+
+export const spawn = (
+  options: SpawnOptions
+): Effect.Effect<StdioClientTransport, TransportError, Scope.Scope | CommandExecutor.CommandExecutor> =>
+  Effect.gen(function*() {
+    const closeTimeout = options.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT
+    const maxLineBytes = Math.max(1, Math.floor(options.maxLineBytes ?? DEFAULT_CLIENT_MAX_LINE_BYTES))
+    const onStderr = options.stderr === undefined || options.stderr === "inherit" ? undefined : options.stderr
+
+    let command = Command.make(options.command, ...(options.args ?? []))
+    if (options.env !== undefined) command = Command.env(command, options.env)
+    if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
+    command = Command.stderr(command, onStderr === undefined ? "inherit" : "pipe")
+    const proc = yield* Command.start(command).pipe(
+      Effect.mapError((cause) =>
+        new TransportError({ reason: "Spawn", message: `could not start ${options.command}: ${cause.message}`, cause })
+      )
+    )
+
+    const state = yield* Ref.make<State>({ closed: undefined, pending: HashMap.empty() })
+    // Unbounded: callers are bounded by awaiting their replies, and a cancel notification sent
+    // by an interrupted caller must never wait behind a full buffer.
+    const outbox = yield* Mailbox.make<string>()
+    const encoder = new TextEncoder()
+
+    const closeAll = (error: TransportError): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const previous = yield* Ref.getAndUpdate(state, (s): State => ({
+          closed: s.closed ?? error,
+          pending: HashMap.empty()
+        }))
+        yield* outbox.end
+        for (const entry of HashMap.values(previous.pending)) {
+          yield* Deferred.fail(entry.deferred, previous.closed ?? error)
+        }
+      })
+
+    const send = (message: JsonRpc.Message): Effect.Effect<boolean> => outbox.offer(JsonRpc.encode(message) + "\n")
+
+    const takePending = (id: JsonRpc.RequestId): Effect.Effect<Option.Option<Pending>> =>
+      Ref.modify(state, (s): [Option.Option<Pending>, State] => {
+        const entry = HashMap.get(s.pending, id)
+        return [entry, Option.isSome(entry) ? { ...s, pending: HashMap.remove(s.pending, id) } : s]
+      })
+
+    const safely = (handler: Effect.Effect<void>): Effect.Effect<void> =>
+      handler.pipe(Effect.catchAllDefect((defect) => Effect.logWarning("an onNotification handler died", defect)))
+
+    const unrouted = (notification: JsonRpc.Notification): Effect.Effect<void> =>
+      options.onNotification === undefined
+        ? Effect.logDebug(`dropped a server notification: ${notification.method}`)
+        : safely(options.onNotification(notification))
+
+    const route = (notification: JsonRpc.Notification): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const { pending } = yield* Ref.get(state)
+        const params = notification.params ?? {}
+        const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
+        const subscriptionId = meta[McpSchema.MetaKey.subscriptionId]
+        let targets: Array<Pending> = []
+        if (JsonRpc.isRequestId(subscriptionId)) {
+          // a subscriptions/listen stream; ids compared leniently (protocol.md §14)
+          for (const [id, entry] of pending) {
+            if (String(id) === String(subscriptionId)) targets.push(entry)
+          }
+        } else if (notification.method === McpSchema.Method.progress) {
+          const token = params.progressToken
+          for (const entry of HashMap.values(pending)) {
+            if (entry.progressToken !== undefined && entry.progressToken === token) targets.push(entry)
+          }
+          if (targets.length === 0) {
+            return yield* Effect.logDebug("dropped a progress notification for an unknown token").pipe(
+              Effect.annotateLogs("progressToken", String(token))
+            )
+          }
+        } else if (notification.method === McpSchema.Method.cancelled) {
+          const requestId = params.requestId
+          const entry = JsonRpc.isRequestId(requestId) ? HashMap.get(pending, requestId) : Option.none()
+          if (Option.isNone(entry)) return yield* Effect.logDebug("ignored notifications/cancelled from the server")
+          targets = [entry.value]
+        } else if (notification.method === McpSchema.Method.message) {
+          // stdio has no correlation field for log messages: every request in flight gets them
+          targets = Array.from(HashMap.values(pending))
+        }
+        const handlers = targets.flatMap((t) => t.onNotification === undefined ? [] : [t.onNotification])
+        if (handlers.length === 0) return yield* unrouted(notification)
+        for (const handler of handlers) yield* safely(handler(notification))
+      })
+
+    const onServerRequest = (request: JsonRpc.Request): Effect.Effect<void> =>
+      Effect.asVoid(
+        request.method === McpSchema.Method.ping
+          ? send(JsonRpc.success(request.id, {}))
+          : send(JsonRpc.failure(request.id, JsonRpc.McpError.methodNotFound(request.method)))
+      )
+
+    const onFrame = (frame: Frame.Frame): Effect.Effect<void> => {
+      if (frame._tag === "Oversized") {
+        return Effect.logWarning(`dropped a line of ${frame.bytes} bytes from the server (limit ${maxLineBytes})`)
+      }
+      const value = parseJson(frame.text)
+      if (Option.isNone(value)) {
+        return Effect.logWarning(`skipped a line from the server that is not JSON: ${preview(frame.text)}`)
+      }
+      const classified = JsonRpc.classify(value.value)
+      switch (classified._tag) {
+        case "Response": {
+          const response = classified.message
+          if (response.id === undefined || response.id === null) {
+            return Effect.logWarning("the server sent an error not tied to a request").pipe(
+              Effect.annotateLogs("error", JsonRpc.encode(response))
+            )
+          }
+          const id = response.id
+          return takePending(id).pipe(
+            Effect.flatMap(Option.match({
+              onNone: () =>
+                Effect.logDebug("a response for a request that is not pending (unknown, or cancelled)").pipe(
+                  Effect.annotateLogs("requestId", id)
+                ),
+              onSome: (entry) => Deferred.succeed(entry.deferred, response)
+            }))
+          )
+        }
+        case "Notification":
+          return route(classified.message)
+        case "Request":
+          return onServerRequest(classified.message)
+        case "Invalid":
+          return Effect.logWarning(`skipped an invalid message from the server: ${preview(frame.text)}`)
+      }
+    }
+
+    const writer = yield* Mailbox.toStream(outbox).pipe(
+      Stream.mapChunks((lines) => Chunk.of(encoder.encode(Chunk.join(lines, "")))),
+      Stream.run(proc.stdin),
+      Effect.catchAll((cause) =>
+        Effect.logDebug("writing to the server's stdin failed", cause).pipe(
+          Effect.zipRight(closeAll(closedError("writing to the server's stdin failed")))
+        )
+      ),
+      Effect.forkScoped
+    )
+
+    const reader = yield* proc.stdout.pipe(
+      Frame.frames(maxLineBytes),
+      Stream.runForEach(onFrame),
+      Effect.catchAll((cause) => Effect.logDebug("reading the server's stdout failed", cause)),
+      Effect.ensuring(closeAll(closedError("the server closed its stdout"))),
+      Effect.forkScoped
+    )
+
+    if (onStderr !== undefined) {
+      yield* proc.stderr.pipe(
+        Frame.frames(STDERR_MAX_LINE_BYTES),
+        Stream.runForEach((frame) =>
+          frame._tag === "Line"
+            ? safely(onStderr(frame.text))
+            : Effect.logDebug(`dropped a stderr line of ${frame.bytes} bytes`)
+        ),
+        Effect.catchAll((cause) => Effect.logDebug("reading the server's stderr failed", cause)),
+        Effect.forkScoped
+      )
+    }
+
+    // When the process exits, let the reader drain what is left in the pipe, then close.
+    yield* Effect.exit(proc.exitCode).pipe(
+      Effect.flatMap((exit) =>
+        Fiber.await(reader).pipe(
+          Effect.timeoutOption(EXIT_GRACE),
+          Effect.zipRight(closeAll(closedError(
+            Exit.isSuccess(exit)
+              ? `the server process exited with code ${exit.value}`
+              : "the server process was terminated by a signal"
+          )))
+        )
+      ),
+      Effect.forkScoped
+    )
+
+    // Waits inside `close` run uninterruptibly (it is also a finalizer): a timeout can only cut
+    // a wait short when the wait itself is interruptible.
+    const bounded = <A>(wait: Effect.Effect<A>, limit: Duration.DurationInput): Effect.Effect<Option.Option<A>> =>
+      Effect.interruptible(wait).pipe(Effect.timeoutOption(limit))
+    const exitedWithin = (step: Effect.Effect<unknown>): Effect.Effect<boolean> =>
+      bounded(Effect.zipRight(step, Effect.exit(proc.exitCode)), closeTimeout).pipe(Effect.map(Option.isSome))
+
+    // close stdin → wait → SIGTERM → wait → SIGKILL (protocol.md §19.1). Runs once.
+    const shutdown = Effect.gen(function*() {
+      yield* outbox.end
+      let exited = yield* exitedWithin(Fiber.await(writer))
+      if (!exited) {
+        yield* Effect.logDebug(`the server did not exit within ${Duration.format(closeTimeout)} of stdin closing`)
+        exited = yield* exitedWithin(Effect.exit(proc.kill("SIGTERM")))
+      }
+      if (!exited) {
+        yield* Effect.logWarning("the server ignored SIGTERM; sending SIGKILL")
+        exited = yield* exitedWithin(Effect.exit(proc.kill("SIGKILL")))
+      }
+      if (!exited) yield* Effect.logError(`the server process ${proc.pid} did not exit after SIGKILL`)
+      yield* bounded(Fiber.await(reader), EXIT_GRACE)
+      yield* closeAll(closedError("the transport was closed"))
+    }).pipe(Effect.uninterruptible)
+    const close = yield* Effect.cached(shutdown)
+    // Registered last, so it runs first when the scope closes: the fibers above are still alive.
+    yield* Effect.addFinalizer(() => close)
+
+    const request = (
+      message: JsonRpc.Request,
+      requestOptions?: RequestOptions
+    ): Effect.Effect<JsonRpc.Response, TransportError> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const deferred = yield* Deferred.make<JsonRpc.Response, TransportError>()
+          const entry: Pending = {
+            deferred,
+            progressToken: progressTokenOf(message),
+            onNotification: requestOptions?.onNotification
+          }
+          const refused = yield* Ref.modify(state, (s): [TransportError | undefined, State] => {
+            if (s.closed !== undefined) return [s.closed, s]
+            if (HashMap.has(s.pending, message.id)) {
+              return [
+                new TransportError({
+                  reason: "Protocol",
+                  message: `a request with id ${JSON.stringify(message.id)} is already in flight`
+                }),
+                s
+              ]
+            }
+            return [undefined, { ...s, pending: HashMap.set(s.pending, message.id, entry) }]
+          })
+          if (refused !== undefined) return yield* refused
+          const sent = yield* send(message)
+          if (!sent) {
+            yield* takePending(message.id)
+            return yield* closedError("the transport is closed")
+          }
+          return yield* restore(Deferred.await(deferred)).pipe(
+            Effect.onInterrupt(() => cancel(message))
+          )
+        })
+      )
+
+    // The caller gave up: forget the request and tell the server (never for `initialize`).
+    const cancel = (message: JsonRpc.Request): Effect.Effect<void> =>
+      takePending(message.id).pipe(
+        Effect.flatMap((entry) =>
+          Option.isNone(entry) || message.method === McpSchema.Method.initialize
+            ? Effect.void
+            : Effect.asVoid(send(JsonRpc.notification(McpSchema.Method.cancelled, {
+              requestId: message.id,
+              reason: "The client cancelled the request"
+            })))
+        )
+      )
+
+    const notify = (message: JsonRpc.Notification): Effect.Effect<void, TransportError> =>
+      Effect.flatMap(send(message), (sent) => sent ? Effect.void : closedError("the transport is closed"))
+
+    return { request, notify, close, pid: proc.pid }
+  })

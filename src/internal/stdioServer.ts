@@ -1,0 +1,170 @@
+/**
+ * The stdio server loop: newline-delimited JSON-RPC over a byte stream in and a byte sink out.
+ * Documented on `Stdio.serve`.
+ *
+ * @internal
+ */
+import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import type * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../JsonRpc.js"
+import * as McpSchema from "../McpSchema.js"
+import * as McpServer from "../McpServer.js"
+import { TransportError } from "../Transport.js"
+import * as Frame from "./stdioFrame.js"
+
+/** Options of `serve` (documented on `Stdio.ServeOptions`). */
+export interface ServeOptions<E = never, E2 = never, R = never, R2 = never> {
+  readonly stdin: Stream.Stream<Uint8Array, E, R>
+  readonly stdout: Sink.Sink<unknown, Uint8Array, unknown, E2, R2>
+  readonly maxLineBytes?: number | undefined
+  readonly drainTimeout?: Duration.DurationInput | undefined
+  readonly shutdownServer?: boolean | undefined
+}
+
+/** Lines waiting for the writer; a slow reader of stdout applies backpressure beyond this. */
+const OUTBOX_CAPACITY = 256
+
+const DEFAULT_DRAIN_TIMEOUT: Duration.DurationInput = "5 seconds"
+
+/** Parses JSON; `Option.none()` when the text is not JSON. */
+const parseJson = (text: string): Option.Option<unknown> => {
+  try {
+    return Option.some<unknown>(JSON.parse(text))
+  } catch {
+    return Option.none()
+  }
+}
+
+export const serve = <E, E2, R, R2>(
+  server: McpServer.McpServer,
+  options: ServeOptions<E, E2, R, R2>
+): Effect.Effect<void, TransportError, R | R2> =>
+  Effect.gen(function*() {
+    const maxLineBytes = Math.max(1, Math.floor(options.maxLineBytes ?? Frame.DEFAULT_MAX_LINE_BYTES))
+    const drainTimeout = options.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT
+    const session = yield* McpServer.makeSession
+    const encoder = new TextEncoder()
+
+    // The single writer: every outgoing message is one whole line, in the order it was queued.
+    const outbox = yield* Mailbox.make<string>(OUTBOX_CAPACITY)
+    const writer = yield* Mailbox.toStream(outbox).pipe(
+      Stream.mapChunks((lines) => Chunk.of(encoder.encode(Chunk.join(lines, "")))),
+      Stream.run(options.stdout),
+      Effect.mapError((cause) => new TransportError({ reason: "Closed", message: "writing to stdout failed", cause })),
+      Effect.forkScoped
+    )
+    const write = (message: JsonRpc.Message): Effect.Effect<void> =>
+      Effect.asVoid(outbox.offer(JsonRpc.encode(message) + "\n"))
+    const notify = (notification: JsonRpc.Notification): Effect.Effect<void> => write(notification)
+
+    const inflight = yield* FiberMap.make<JsonRpc.RequestId, void, never>()
+
+    // The session's unsolicited notifications (legacy list_changed, resources/updated) share the
+    // pipe. Let the forked consumer subscribe before the first line is read.
+    yield* McpServer.sessionNotifications(server, session).pipe(Stream.runForEach(notify), Effect.forkScoped)
+    yield* Effect.yieldNow()
+
+    const answer = (value: unknown): Effect.Effect<void> =>
+      McpServer.dispatch(server, value, { session, notify }).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (reply) => write(reply.message) }))
+      )
+
+    // An error for a line whose id cannot be read: no `id` (2025-11-25, 2026-07-28), or
+    // `"id": null` in a 2025-06-18 session, whose schema requires one (the rule
+    // `McpServer.dispatch` applies to unreadable JSON; mirrored here for non-JSON and long lines).
+    const unreadable = (error: JsonRpc.McpError): Effect.Effect<void> =>
+      Effect.flatMap(session.state.get, (state) =>
+        write(
+          state?.protocolVersion === "2025-06-18"
+            ? JsonRpc.failureWithNullId(error)
+            : JsonRpc.failure(undefined, error)
+        ))
+
+    const cancel = (params: JsonRpc.JsonObject | undefined): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const requestId = params?.requestId
+        if (!JsonRpc.isRequestId(requestId)) return
+        const fiber = FiberMap.unsafeGet(inflight, requestId)
+        if (Option.isNone(fiber)) {
+          return yield* Effect.logDebug("notifications/cancelled for a request that is not in flight").pipe(
+            Effect.annotateLogs("requestId", requestId)
+          )
+        }
+        // Do not wait for the handler's finalizers here: the reader keeps reading meanwhile.
+        // The fiber leaves the map by itself once it is done; it never writes its reply.
+        const self = yield* Effect.fiberId
+        yield* Fiber.interruptAsFork(fiber.value, self)
+      })
+
+    const onRequest = (request: JsonRpc.Request, value: unknown): Effect.Effect<void> => {
+      if (request.method === McpSchema.Method.initialize) {
+        // Run inline: it is fast, MUST NOT be cancelled, and requests read after it must see
+        // the session it creates.
+        return answer(value)
+      }
+      if (FiberMap.unsafeHas(inflight, request.id)) {
+        return Effect.logWarning("a request reuses the id of a request still in flight; ignored").pipe(
+          Effect.annotateLogs("requestId", request.id)
+        )
+      }
+      return Effect.asVoid(FiberMap.run(inflight, request.id, answer(value), { onlyIfMissing: true }))
+    }
+
+    const onFrame = (frame: Frame.Frame): Effect.Effect<void> => {
+      if (frame._tag === "Oversized") {
+        return Effect.logWarning(`dropped an incoming line of ${frame.bytes} bytes (limit ${maxLineBytes})`).pipe(
+          Effect.zipRight(unreadable(
+            JsonRpc.McpError.invalidRequest(`Invalid Request: the message exceeds ${maxLineBytes} bytes`, {
+              maxLineBytes
+            })
+          ))
+        )
+      }
+      const value = parseJson(frame.text)
+      if (Option.isNone(value)) {
+        return Effect.logDebug("an incoming line is not JSON").pipe(
+          Effect.zipRight(unreadable(JsonRpc.McpError.parseError()))
+        )
+      }
+      const classified = JsonRpc.classify(value.value)
+      switch (classified._tag) {
+        case "Invalid":
+          return answer(value.value)
+        case "Response":
+          return Effect.logDebug("ignored a response: this server sends no requests")
+        case "Notification":
+          return classified.message.method === McpSchema.Method.cancelled
+            ? cancel(classified.message.params)
+            : Effect.asVoid(McpServer.dispatch(server, value.value, { session, notify }))
+        case "Request":
+          return onRequest(classified.message, value.value)
+      }
+    }
+
+    const reading = options.stdin.pipe(
+      Stream.mapError((cause) => new TransportError({ reason: "Closed", message: "reading stdin failed", cause })),
+      Frame.frames(maxLineBytes),
+      Stream.runForEach(onFrame)
+    )
+    // A writer failure (stdout closed under us) ends the serve at once.
+    const writerFailed = Fiber.join(writer).pipe(Effect.zipRight(Effect.never))
+    yield* Effect.raceFirst(reading, writerFailed)
+
+    // stdin ended: drain, then interrupt what is left, then flush.
+    if (options.shutdownServer === true) yield* McpServer.shutdown(server)
+    const drained = yield* FiberMap.awaitEmpty(inflight).pipe(Effect.timeoutOption(drainTimeout))
+    if (Option.isNone(drained)) {
+      const left = yield* FiberMap.size(inflight)
+      yield* Effect.logWarning(`stdin closed; interrupting ${left} request(s) still running after the drain timeout`)
+      yield* FiberMap.clear(inflight)
+    }
+    yield* outbox.end
+    yield* Fiber.join(writer)
+  }).pipe(Effect.scoped)
