@@ -1,0 +1,39 @@
+/**
+ * The reference library served over stdio or Streamable HTTP.
+ *
+ *   npx tsx examples/library.ts --stdio
+ *   npx tsx examples/library.ts --http [--port 3000] [--host 127.0.0.1]     (PORT / HOST env too)
+ *
+ * HTTP is the default. In HTTP mode one line with the URL goes to stderr; SIGINT/SIGTERM stop it.
+ * In stdio mode stdout carries only MCP messages; logs go to stderr.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { parseArgs } from "node:util"
+import * as Stdio from "presa-mcp/transport/Stdio"
+import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+import { makeLibrary } from "./library-definitions.js"
+
+const { values } = parseArgs({
+  options: {
+    stdio: { type: "boolean", default: false },
+    http: { type: "boolean", default: false },
+    port: { type: "string" },
+    host: { type: "string" }
+  }
+})
+
+if (values.stdio) {
+  NodeRuntime.runMain(Effect.flatMap(makeLibrary, (server) => Stdio.run(server)), { disablePrettyLogger: true })
+} else {
+  const port = Number(values.port ?? process.env.PORT ?? 3000)
+  const host = values.host ?? process.env.HOST ?? "127.0.0.1"
+  const main = Effect.gen(function*() {
+    const server = yield* makeLibrary
+    const address = yield* StreamableHttp.serve(server, { port, host })
+    yield* Console.error(`presa-library MCP server listening on ${address.url}`)
+    return yield* Effect.never
+  }).pipe(Effect.scoped)
+  NodeRuntime.runMain(main)
+}
