@@ -18,6 +18,7 @@ import type * as Stream from "effect/Stream"
 import * as Defs from "./internal/definitions.js"
 import * as Headers from "./internal/headers.js"
 import * as internal from "./internal/server.js"
+import * as Visibility from "./internal/visibility.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as JsonSchema from "./JsonSchema.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -50,6 +51,7 @@ import type * as Tool from "./Tool.js"
  * - `inputState`: `{keys, ttl}` for the HMAC that signs `requestState` of `input_required` results
  *   (the first key signs, all verify, so keys can be rotated; default: a random key per process —
  *   give keys when several instances serve one endpoint; `ttl` default 10 minutes);
+ * - `middleware`: request middlewares, outermost first (see the `Middleware` module);
  * - `validate`: check tool arguments against `inputSchema` and structured results against
  *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
  *   `presa-mcp/JsonSchemaFull` for full 2020-12).
@@ -79,6 +81,7 @@ export interface Options {
   readonly validate?: boolean
   readonly validator?: JsonSchema.Validator
   readonly skills?: ReadonlyArray<Skill.Skill>
+  readonly middleware?: ReadonlyArray<internal.Middleware>
   readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
 }
 
@@ -410,3 +413,15 @@ export const addSkill: (server: McpServer, skill: Skill.Skill) => Effect.Effect<
  */
 export const removeSkill: (server: McpServer, uri: string) => Effect.Effect<void, DefinitionError> =
   internal.removeSkill
+
+/**
+ * A visibility predicate (for a definition's `visible`) that requires the caller's token to carry
+ * every scope in `scopes` (`ctx.auth.scopes`). Callers without them do not see the definition in
+ * any list, and naming it gets the same error as an unknown one (no existence leak).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const requireScopes: (
+  scopes: ReadonlyArray<string>
+) => (ctx: RequestContextShape) => boolean | PromiseLike<boolean> | Effect.Effect<boolean> = Visibility.requireScopes

@@ -54,6 +54,23 @@ export interface RequestContextShape {
   readonly log: (level: McpSchema.LoggingLevel, data: unknown, logger?: string) => Effect.Effect<boolean>
   /** Client input for this request (see the `Input` module). */
   readonly input: InputContext
+  /**
+   * The authenticated caller, when the transport verified a token (HTTP with a resource-server
+   * configuration): `subject`, granted `scopes`, and the token's `claims`. `undefined` otherwise.
+   */
+  readonly auth: AuthInfo | undefined
+}
+
+/**
+ * Who the caller is, as a token verifier established it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AuthInfo {
+  readonly subject: string
+  readonly scopes: ReadonlyArray<string>
+  readonly claims: JsonRpc.JsonObject
 }
 
 /**

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type * as Effect from "effect/Effect"
 import type { HandlerResult } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
@@ -38,6 +39,11 @@ interface Metadata {
   readonly annotations?: McpSchema.Annotations
   readonly icons?: ReadonlyArray<McpSchema.Icon>
   readonly _meta?: JsonRpc.JsonObject
+  /**
+   * Per-caller visibility: when it yields `false` the definition is absent from every list and,
+   * named directly, gets the same error as one that does not exist. A predicate that fails hides it.
+   */
+  readonly visible?: (ctx: RequestContextShape) => boolean | PromiseLike<boolean> | Effect.Effect<boolean>
 }
 
 /**

@@ -72,6 +72,11 @@ interface Common {
   readonly annotations?: McpSchema.ToolAnnotations
   readonly icons?: ReadonlyArray<McpSchema.Icon>
   readonly _meta?: JsonRpc.JsonObject
+  /**
+   * Per-caller visibility: when it yields `false` the definition is absent from every list and,
+   * named directly, gets the same error as one that does not exist. A predicate that fails hides it.
+   */
+  readonly visible?: (ctx: RequestContextShape) => boolean | PromiseLike<boolean> | Effect.Effect<boolean>
 }
 
 /**

@@ -67,6 +67,7 @@ export const makeContext = (
       meta,
       progressToken,
       notify,
+      auth: options.auth,
       input: {
         responses: mrtr?.responses ?? {},
         state: stateRef,

@@ -24,6 +24,7 @@ import { decodeParams, fail, Failure, invalidParamsFrom } from "./failure.js"
 import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirectory, readResource } from "./handlers.js"
 import { listen, subscribe } from "./subscriptions.js"
 import type { ChangeEvent, DispatchOptions, Options, Reply, Server } from "./types.js"
+import * as Visibility from "./visibility.js"
 export { statusOf } from "./failure.js"
 export {
   addPrompt,
@@ -339,7 +340,16 @@ const route = (
       ? yield* mrtrInput(server, request)
       : undefined
     const ctx = yield* makeContext(server, request, era, options, mrtr)
-    return yield* routeWith(server, snapshot, request, options, ctx).pipe(
+    const view = yield* Visibility.view(snapshot, ctx)
+    const handled = routeWith(server, snapshot, view, request, options, ctx)
+    const chain = (server.options.middleware ?? []).reduceRight<
+      Effect.Effect<JsonRpc.JsonObject, McpError | InputRequired>
+    >(
+      (next, mw) => mw({ method: request.method, params: request.params ?? {}, ctx }, next),
+      handled.pipe(Effect.catchIf((e): e is Failure => e instanceof Failure, (f) => Effect.fail(f.error)))
+    )
+    return yield* chain.pipe(
+      Effect.catchTag("McpError", (e) => fail(e)),
       Effect.catchTag("InputRequired", (e) =>
         mrtr === undefined
           ? fail(McpError.internalError(`input_required is not allowed on ${request.method}`))
@@ -347,15 +357,21 @@ const route = (
     )
   })
 
+/**
+ * Routes by method. `full` is the whole snapshot (capabilities are derived from it); `snapshot` is
+ * the caller's view (hidden definitions filtered out), which every handler works on, so a hidden
+ * definition is absent from lists and unknown when named.
+ */
 const routeWith = (
   server: Server,
+  full: Defs.Snapshot,
   snapshot: Defs.Snapshot,
   request: JsonRpc.Request,
   options: DispatchOptions,
   ctx: RequestContextShape
 ): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
   const params = request.params ?? {}
-  const caps = capabilities(server, snapshot)
+  const caps = capabilities(server, full)
   const gated = (
     capability: keyof McpSchema.ServerCapabilities,
     run: () => Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired>

@@ -8,10 +8,12 @@ import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import type { InputRequired } from "../Input.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as JsonSchema from "../JsonSchema.js"
 import * as McpSchema from "../McpSchema.js"
 import type * as Prompt from "../Prompt.js"
+import type { AuthInfo, RequestContextShape } from "../RequestContext.js"
 import type * as Resource from "../Resource.js"
 import type * as Skill from "../Skill.js"
 import type * as Tool from "../Tool.js"
@@ -43,7 +45,23 @@ export interface Options {
   readonly validator?: JsonSchema.Validator
   readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
   readonly skills?: ReadonlyArray<Skill.Skill>
+  readonly middleware?: ReadonlyArray<Middleware>
 }
+
+/**
+ * A middleware around one request (after era and `_meta` checks, before the handler): it sees
+ * the method, the params and the request context, and wraps `next` (the rest of the chain and the
+ * handler). It may time or log the call, short-circuit with a result or an `McpError`, or run
+ * `next` with services provided (`Effect.provideService`) that handlers read.
+ */
+export type Middleware = (
+  request: {
+    readonly method: string
+    readonly params: JsonRpc.JsonObject
+    readonly ctx: RequestContextShape
+  },
+  next: Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired>
+) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired>
 
 /** A change to what the server serves. */
 export type ChangeEvent =
@@ -97,6 +115,8 @@ export interface DispatchOptions {
   readonly sendRequest?:
     | ((method: string, params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, McpError>)
     | undefined
+  /** The authenticated caller (HTTP with a token verifier). */
+  readonly auth?: AuthInfo | undefined
 }
 
 /** A response and the HTTP status the spec gives it. */
