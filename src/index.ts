@@ -23,6 +23,8 @@ export * as McpServer from "./McpServer.js"
 /** @since 0.1.0 */
 export * as Middleware from "./Middleware.js"
 /** @since 0.1.0 */
+export * as Part from "./Part.js"
+/** @since 0.1.0 */
 export * as Prompt from "./Prompt.js"
 /** @since 0.1.0 */
 export * as RequestContext from "./RequestContext.js"
