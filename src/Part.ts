@@ -123,7 +123,7 @@ export const prefix = (part: Part, prefix: string): Part => ({
  * @since 0.1.0
  * @category constructors
  */
-export const server = <E, R>(
+export const server = <E = never, R = never>(
   options: McpServer.Options,
   parts: ReadonlyArray<Part | Effect.Effect<Part, E, R>>
 ): Effect.Effect<McpServer.McpServer, E | PartError | McpServer.DefinitionError, R | Scope.Scope> =>
@@ -148,7 +148,7 @@ export const server = <E, R>(
  * @since 0.1.0
  * @category layers
  */
-export const layer = <E, R>(
+export const layer = <E = never, R = never>(
   options: McpServer.Options,
   parts: ReadonlyArray<Part | Effect.Effect<Part, E, R>>
 ): Layer.Layer<McpServer.McpServerService, E | PartError | McpServer.DefinitionError, Exclude<R, Scope.Scope>> =>

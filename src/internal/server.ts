@@ -187,6 +187,21 @@ export const dispatch = (
             Effect.as({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
           )
         ),
+        Effect.tap((reply) =>
+          Effect.annotateCurrentSpan(
+            JsonRpc.isErrorResponse(reply.message)
+              ? { "mcp.outcome": "error", "mcp.error.code": reply.message.error.code }
+              : { "mcp.outcome": reply.message.result.isError === true ? "tool_error" : "ok" }
+          )
+        ),
+        Effect.withSpan(request.method, {
+          kind: "server",
+          attributes: {
+            "mcp.method": request.method,
+            "jsonrpc.request.id": String(request.id),
+            ...spanName(request)
+          }
+        }),
         Effect.map(Option.some)
       )
     }
@@ -339,6 +354,7 @@ const route = (
     const mrtr = era.era === "modern" && MRTR_METHODS.has(request.method)
       ? yield* mrtrInput(server, request)
       : undefined
+    yield* Effect.annotateCurrentSpan({ "mcp.era": era.era, "mcp.protocol_version": era.protocolVersion })
     const ctx = yield* makeContext(server, request, era, options, mrtr)
     const view = yield* Visibility.view(snapshot, ctx)
     const handled = routeWith(server, snapshot, view, request, options, ctx)
@@ -458,4 +474,11 @@ const routeWith = (
     default:
       return fail(McpError.methodNotFound(request.method), 404)
   }
+}
+
+/** Span attributes naming what a request targets (tool / prompt name, resource URI). */
+const spanName = (request: JsonRpc.Request): Record<string, string> => {
+  const name = Headers.nameOf(request.method, request.params)
+  if (name === undefined) return {}
+  return request.method === McpSchema.Method.resourcesRead ? { "mcp.resource.uri": name } : { "mcp.name": name }
 }
