@@ -24,9 +24,12 @@ const { values } = parseArgs({
   }
 })
 
+// Each mode loads only its own transport (a smaller cold start on stdio).
 if (values.stdio) {
+  const Stdio = await import("presa-mcp/transport/Stdio")
   NodeRuntime.runMain(Effect.flatMap(makeLibrary, (server) => Stdio.run(server)), { disablePrettyLogger: true })
 } else {
+  const StreamableHttp = await import("presa-mcp/transport/StreamableHttp")
   const port = Number(values.port ?? process.env.PORT ?? 3000)
   const host = values.host ?? process.env.HOST ?? "127.0.0.1"
   const main = Effect.gen(function*() {
