@@ -7,12 +7,10 @@
  * HTTP is the default. In HTTP mode one line with the URL goes to stderr; SIGINT/SIGTERM stop it.
  * In stdio mode stdout carries only MCP messages; logs go to stderr.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { parseArgs } from "node:util"
-import * as Stdio from "presa-mcp/transport/Stdio"
-import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 import { makeLibrary } from "./library-definitions.js"
 
 const { values } = parseArgs({
