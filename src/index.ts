@@ -5,6 +5,8 @@
  */
 
 /** @since 0.1.0 */
+export * as Auth from "./Auth.js"
+/** @since 0.1.0 */
 export * as Content from "./Content.js"
 /** @since 0.1.0 */
 export * as Handler from "./Handler.js"
