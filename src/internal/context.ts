@@ -27,7 +27,8 @@ export interface MrtrInput {
   readonly responses: Readonly<Record<string, unknown>>
   readonly state: unknown
   readonly target: string
-  readonly argsDigest: string
+  /** The request arguments (their digest binds a `requestState`; computed only when needed). */
+  readonly args: unknown
 }
 
 export const makeContext = (
@@ -37,8 +38,8 @@ export const makeContext = (
   options: DispatchOptions,
   mrtr: MrtrInput | undefined
 ): Effect.Effect<RequestContextShape> =>
-  Effect.gen(function*() {
-    const stateRef = yield* Ref.make<unknown>(mrtr?.state)
+  Effect.sync(() => {
+    const stateRef = Ref.unsafeMake<unknown>(mrtr?.state)
     const params = request.params ?? {}
     const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
     const token = meta[McpSchema.MetaKey.progressToken]
@@ -46,7 +47,7 @@ export const makeContext = (
       ? token
       : undefined
     const notify = options.notify ?? (() => Effect.void)
-    const sent = yield* Ref.make({ count: 0, lastProgress: Number.NEGATIVE_INFINITY })
+    const sent = Ref.unsafeMake({ count: 0, lastProgress: Number.NEGATIVE_INFINITY })
     const threshold: Effect.Effect<McpSchema.LoggingLevel | undefined> = era.era === "modern"
       ? Effect.succeed(
         McpSchema.LOGGING_LEVELS.find((l) => l === meta[McpSchema.MetaKey.logLevel])
@@ -133,22 +134,22 @@ export const mrtrInput = (server: Server, request: JsonRpc.Request): Effect.Effe
   Effect.gen(function*() {
     const params = request.params ?? {}
     const { args, target } = targetOf(request)
-    const argsDigest = yield* InputState.digest(args)
     const raw = params.inputResponses
     if (raw !== undefined && !JsonRpc.isObject(raw)) {
       return yield* fail(McpError.invalidParams("Invalid params: inputResponses must be an object"))
     }
     const fresh: Readonly<Record<string, unknown>> = raw ?? {}
     const rawState = params.requestState
-    if (rawState === undefined) return { responses: fresh, state: undefined, target, argsDigest }
+    if (rawState === undefined) return { responses: fresh, state: undefined, target, args }
     const invalid = McpError.invalidParams("Invalid requestState")
     if (typeof rawState !== "string") return yield* fail(invalid)
     const payload = yield* InputState.verify(server.stateKeys, rawState)
     if (Option.isNone(payload)) return yield* fail(invalid)
     const now = yield* Clock.currentTimeMillis
     const p = payload.value
-    if (p.m !== request.method || p.n !== target || p.a !== argsDigest || p.e < now) return yield* fail(invalid)
-    return { responses: { ...p.r, ...fresh }, state: p.s, target, argsDigest }
+    if (p.m !== request.method || p.n !== target || p.e < now) return yield* fail(invalid)
+    if (p.a !== (yield* InputState.digest(args))) return yield* fail(invalid)
+    return { responses: { ...p.r, ...fresh }, state: p.s, target, args }
   })
 
 export const inputRequiredResult = (
@@ -168,7 +169,7 @@ export const inputRequiredResult = (
       ? yield* InputState.sign(server.stateKeys, {
         m: request.method,
         n: mrtr.target,
-        a: mrtr.argsDigest,
+        a: yield* InputState.digest(mrtr.args),
         r: answered,
         ...(appState === undefined ? {} : { s: appState }),
         e: now + ttl

@@ -90,7 +90,9 @@ export const callTool = (
   ctx: RequestContextShape
 ): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
   Effect.gen(function*() {
-    const { name, arguments: rawArgs } = yield* decodeParams(McpSchema.CallToolParams, params)
+    const name = params.name
+    if (typeof name !== "string") return yield* fail(McpError.invalidParams("Invalid params: name must be a string"))
+    const rawArgs = params.arguments
     const tool = snapshot.tools.find((t) => t.def.name === name)
     if (tool === undefined) return yield* fail(McpError.invalidParams(`Unknown tool: ${name}`, { name }))
     if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {

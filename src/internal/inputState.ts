@@ -58,13 +58,23 @@ export const digest = (u: unknown): Effect.Effect<string> =>
     Effect.map((buf) => b64url(new Uint8Array(buf)))
   )
 
-const importKey = (secret: string) =>
-  Effect.promise(() =>
-    crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify"
-    ])
-  )
+/** Imported HMAC keys, per server key list (a WeakMap: released with the server). */
+const keyCache = new WeakMap<ReadonlyArray<string>, ReadonlyArray<CryptoKey>>()
+
+const importKeys = (secrets: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<CryptoKey>> => {
+  const cached = keyCache.get(secrets)
+  if (cached !== undefined) return Effect.succeed(cached)
+  return Effect.forEach(
+    secrets,
+    (secret) =>
+      Effect.promise(() =>
+        crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+          "sign",
+          "verify"
+        ])
+      )
+  ).pipe(Effect.tap((keys) => Effect.sync(() => keyCache.set(secrets, keys))))
+}
 
 /** A fresh random secret (used when the server was given none). */
 export const randomSecret = (): string => b64url(crypto.getRandomValues(new Uint8Array(32)))
@@ -73,7 +83,8 @@ export const randomSecret = (): string => b64url(crypto.getRandomValues(new Uint
 export const sign = (keys: ReadonlyArray<string>, payload: Payload): Effect.Effect<string> =>
   Effect.gen(function*() {
     const body = b64url(encoder.encode(JSON.stringify(payload)))
-    const key = yield* importKey(keys[0] ?? "")
+    const [key] = yield* importKeys(keys)
+    if (key === undefined) return yield* Effect.dieMessage("no requestState key")
     const mac = yield* Effect.promise(() => crypto.subtle.sign("HMAC", key, encoder.encode(body)))
     return `${body}.${b64url(new Uint8Array(mac))}`
   })
@@ -86,8 +97,7 @@ export const verify = (keys: ReadonlyArray<string>, state: string): Effect.Effec
     const macBytes = fromB64url(mac)
     const bodyBytes = fromB64url(body)
     if (Option.isNone(macBytes) || Option.isNone(bodyBytes)) return Option.none()
-    for (const secret of keys) {
-      const key = yield* importKey(secret)
+    for (const key of yield* importKeys(keys)) {
       const ok = yield* Effect.promise(() => crypto.subtle.verify("HMAC", key, macBytes.value, encoder.encode(body)))
       if (ok) return decodePayload(new TextDecoder().decode(bodyBytes.value))
     }

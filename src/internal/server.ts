@@ -97,10 +97,17 @@ export interface Era {
   readonly clientCapabilities: McpSchema.ClientCapabilities
 }
 
-const decodeImplementation = Schema.decodeUnknownOption(McpSchema.Implementation)
-const decodeClientCapabilities = Schema.decodeUnknownOption(McpSchema.ClientCapabilities, {
-  onExcessProperty: "preserve"
-})
+// Hot path: the capability and client-info objects are open objects; a guard is enough (and far
+// cheaper than a Schema decode on every request).
+const KNOWN_CLIENT_CAPABILITIES = ["roots", "sampling", "elicitation", "experimental", "extensions"] as const
+const decodeClientCapabilities = (u: unknown): Option.Option<McpSchema.ClientCapabilities> =>
+  JsonRpc.isObject(u) && KNOWN_CLIENT_CAPABILITIES.every((k) => u[k] === undefined || JsonRpc.isObject(u[k]))
+    ? Option.some(u)
+    : Option.none()
+const decodeImplementation = (u: unknown): Option.Option<McpSchema.Implementation> =>
+  JsonRpc.isObject(u) && typeof u.name === "string" && typeof u.version === "string"
+    ? Option.some({ ...u, name: u.name, version: u.version })
+    : Option.none()
 
 const modernEra = (
   server: Server,
@@ -196,6 +203,7 @@ export const dispatch = (
         ),
         Effect.withSpan(request.method, {
           kind: "server",
+          captureStackTrace: false,
           attributes: {
             "mcp.method": request.method,
             "jsonrpc.request.id": String(request.id),
