@@ -5,32 +5,50 @@
  * Modern (2026-07-28): every request carries the protocol version, the client's capabilities and
  * info in `params._meta`. Legacy (2025-11-25 / 2025-06-18): an `initialize` handshake first.
  *
+ * Beyond plain calls the client answers the server's questions (elicitation, sampling, roots:
+ * modern `input_required` rounds and legacy server→client requests alike, see
+ * {@link InputHandlers}), routes a call's progress and log messages to per-call hooks
+ * ({@link CallOptions}), opens change-notification streams ({@link McpClient.listen}) and can
+ * cache list and read results for their `ttlMs` (`Options.cache`).
+ *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import type * as Input from "./Input.js"
+import * as internal from "./internal/client.js"
+import * as internalError from "./internal/clientError.js"
 import * as JsonRpc from "./JsonRpc.js"
-import * as McpSchema from "./McpSchema.js"
-import * as Skill from "./Skill.js"
+import type * as McpSchema from "./McpSchema.js"
+import type * as Skill from "./Skill.js"
 import type { ClientTransport, RequestOptions, TransportError } from "./Transport.js"
 
 /**
- * A local client failure: the request timed out, or the server's result could not be decoded or
- * has an unknown `resultType`, or no protocol version is shared. Never a peer's JSON-RPC error
- * (that is `McpError`).
+ * A local client failure, never a peer's JSON-RPC error (that is `McpError`). `reason`:
+ *
+ * - `"Timeout"`: no reply within the request's deadline (the request was cancelled on the wire);
+ * - `"InvalidResult"`: the result could not be decoded, or has an unknown `resultType`, or is a
+ *   malformed `input_required` result;
+ * - `"NoCommonVersion"`: the server offers only versions this client does not allow;
+ * - `"Input"`: the server asked for input the client cannot give (an unknown method, or no
+ *   handler for it), or an input handler failed (`cause` is its `McpError`) or answered
+ *   something that does not match the result schema;
+ * - `"InputRounds"`: the server asked for input more than `maxInputRounds` times in one call;
+ * - `"Unsupported"`: the transport lacks what the call needs (legacy `listen` without
+ *   `sessionNotifications`).
  *
  * @since 0.1.0
  * @category errors
  */
-export class ClientError extends Data.TaggedError("ClientError")<{
-  readonly reason: "Timeout" | "InvalidResult" | "NoCommonVersion"
-  readonly message: string
-  readonly cause?: unknown
-}> {}
+export const ClientError: typeof internalError.ClientError = internalError.ClientError
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type ClientError = internalError.ClientError
 
 /**
  * Everything a call may fail with: the peer's `McpError`, a `TransportError`, a `ClientError`.
@@ -41,26 +59,155 @@ export class ClientError extends Data.TaggedError("ClientError")<{
 export type CallError = JsonRpc.McpError | TransportError | ClientError
 
 /**
- * Client options.
+ * Answers to the server's questions. Each handler given makes the client declare the matching
+ * capability (`elicitation` — `{form: {}, url: {}}` with `elicitUrl`, else `{}` = form only —,
+ * `sampling`, `roots`) in every modern request's `_meta` and in the legacy `initialize`; an
+ * explicit `Options.capabilities` entry wins over the derived one.
  *
- * - `name`, `version`: the client's `Implementation` (default `presa-mcp-client` / `0.1.0`);
- * - `capabilities`: the client's capabilities (default `{}`);
- * - `versions`: revisions the client will speak (default all three, newest first);
- * - `probeTimeout`: how long to wait for the `server/discover` probe before falling back to the
- *   legacy handshake, default 3 seconds;
- * - `requestTimeout`: deadline of every request, default 60 seconds (on expiry the request is
- *   cancelled on the wire and the call fails with `ClientError` "Timeout").
+ * - `onElicit(params)`: `elicitation/create`; `params` is `{mode?: "form", message,
+ *   requestedSchema}` or `{mode: "url", message, url}` as the server sent it. Yields the
+ *   `ElicitResult` (`{action: "accept" | "decline" | "cancel", content?}`).
+ * - `onSample(params)`: `sampling/createMessage`; yields a `CreateMessageResult`.
+ * - `onRoots()`: `roots/list`; yields a `ListRootsResult`.
+ *
+ * A handler failing with `McpError`: modern, the call fails with `ClientError` `"Input"` (cause:
+ * the error); legacy, the server's request is answered with that error. Answers are checked
+ * against the `Input` schemas.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface InputHandlers {
+  readonly onElicit?:
+    | ((params: JsonRpc.JsonObject) => Effect.Effect<Input.ElicitResult, JsonRpc.McpError>)
+    | undefined
+  readonly onSample?:
+    | ((params: JsonRpc.JsonObject) => Effect.Effect<Input.CreateMessageResult, JsonRpc.McpError>)
+    | undefined
+  readonly onRoots?: (() => Effect.Effect<Input.ListRootsResult, JsonRpc.McpError>) | undefined
+}
+
+/**
+ * Client options.
+ *
+ * - `name`, `version`: the client's `Implementation` (default `presa-mcp-client` / `0.1.0`);
+ * - `capabilities`: the client's capabilities (default `{}`), merged over those the input
+ *   handlers imply ({@link InputHandlers});
+ * - `versions`: revisions the client will speak (default all three, newest first);
+ * - `probeTimeout`: how long to wait for the `server/discover` probe before falling back to the
+ *   legacy handshake, default 3 seconds;
+ * - `requestTimeout`: deadline of every request (each MRTR round on its own; not a listen
+ *   stream), default 60 seconds (on expiry the request is cancelled on the wire and the call
+ *   fails with `ClientError` "Timeout");
+ * - `onElicit`, `onSample`, `onRoots`: see {@link InputHandlers}; `elicitUrl` (default false)
+ *   declares URL-mode elicitation too;
+ * - `maxInputRounds`: how many `input_required` results one call may answer, default 10; one
+ *   more fails the call with `ClientError` "InputRounds";
+ * - `cache` (default false): keep the results of `server/discover`, `tools/list`,
+ *   `prompts/list`, `resources/list`, `resources/templates/list` and `resources/read` for their
+ *   `ttlMs` (modern), keyed by method and params (e.g. `cursor`, `uri`). One client is one
+ *   authorization context, so `cacheScope` does not split it. Change notifications seen on a
+ *   {@link McpClient.listen} stream drop the matching entries (`resources/updated` drops that
+ *   URI's read); a cursor error (-32602 on a page with a cursor) drops that list's pages;
+ *   results of calls that went through `input_required` rounds are never kept. Freshness is
+ *   measured with `Clock`;
+ * - `legacyTtlMs`: milliseconds, default 0: how long legacy results (which carry no `ttlMs`) are
+ *   kept when `cache` is on. Legacy change notifications invalidate only while a `listen` is open.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends InputHandlers {
   readonly name?: string
   readonly version?: string
   readonly capabilities?: McpSchema.ClientCapabilities
   readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
   readonly probeTimeout?: Duration.DurationInput
   readonly requestTimeout?: Duration.DurationInput
+  readonly elicitUrl?: boolean
+  readonly maxInputRounds?: number
+  readonly cache?: boolean
+  readonly legacyTtlMs?: number
+}
+
+/**
+ * One progress update of a call: `notifications/progress` params.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Progress {
+  readonly progressToken: JsonRpc.RequestId
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/**
+ * One log message of a call: `notifications/message` params.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LogMessage {
+  readonly level: McpSchema.LoggingLevel
+  readonly logger?: string
+  readonly data: unknown
+}
+
+/**
+ * Options of one call (every method that sends a request takes them).
+ *
+ * - `onNotification`: every notification the server sends for this request (raw);
+ * - `onRequest`: answers server→client requests on this request's own channel (HTTP SSE;
+ *   default: the client's {@link InputHandlers});
+ * - `onProgress`: opts in to progress: the request gets `_meta.progressToken` (`progressToken`
+ *   if given, else one the request's `_meta` already has, else a fresh integer: 0, 1, …) and
+ *   `notifications/progress` carrying that token reach `onProgress`. Other tokens and values that
+ *   do not increase are dropped (logged at debug level). A retried MRTR round restarts the count;
+ * - `onLog`: receives the request's `notifications/message` (stdio gives log messages no
+ *   request field: every call in flight sees them). Modern servers send them only when
+ *   `logLevel` is set too (`_meta["io.modelcontextprotocol/logLevel"]`); legacy servers use the
+ *   session level (`logging/setLevel`);
+ * - `logLevel`: the minimum level asked for (modern, with `onLog`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions extends RequestOptions {
+  readonly onProgress?: ((progress: Progress) => Effect.Effect<void>) | undefined
+  readonly onLog?: ((message: LogMessage) => Effect.Effect<void>) | undefined
+  readonly logLevel?: McpSchema.LoggingLevel | undefined
+  readonly progressToken?: JsonRpc.RequestId | undefined
+}
+
+/**
+ * What a {@link McpClient.listen} stream carries (the `notifications` param of
+ * `subscriptions/listen`): list changes per kind and updates of the given resource URIs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListenFilter {
+  readonly toolsListChanged?: boolean
+  readonly promptsListChanged?: boolean
+  readonly resourcesListChanged?: boolean
+  readonly resourceSubscriptions?: ReadonlyArray<string>
+}
+
+/**
+ * An open change-notification stream: `acknowledged` is the part of the filter the server will
+ * honour; `notifications` yields `notifications/{tools,prompts,resources}/list_changed` and
+ * `notifications/resources/updated` (as sent, `_meta` included). It ends when the server ends
+ * the subscription gracefully (modern: the listen result, or its `notifications/cancelled`), and
+ * fails with `TransportError` when the connection is lost.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Subscription {
+  readonly acknowledged: ListenFilter
+  readonly notifications: Stream.Stream<JsonRpc.Notification, CallError>
 }
 
 /**
@@ -94,16 +241,20 @@ export type CompleteRef = { readonly type: "ref/prompt"; readonly name: string }
 /**
  * A connected client.
  *
+ * Calls that may get `input_required` (`tools/call`, `prompts/get`, `resources/read`, and any
+ * `request`) answer each round with the {@link InputHandlers} and retry with a new id, the same
+ * params, `inputResponses` and the exact `requestState` (only when the server sent one).
+ *
  * @since 0.1.0
  * @category models
  */
 export interface McpClient {
   readonly info: Info
-  /** Sends any request (with `_meta` added in the modern era) and yields its raw result. */
+  /** Sends any request (with `_meta` added in the modern era) and yields its raw final result. */
   readonly request: (
     method: string,
     params?: JsonRpc.JsonObject,
-    options?: RequestOptions
+    options?: CallOptions
   ) => Effect.Effect<JsonRpc.JsonObject, CallError>
   /** Sends a notification. */
   readonly notify: (method: string, params?: JsonRpc.JsonObject) => Effect.Effect<void, TransportError>
@@ -123,14 +274,15 @@ export interface McpClient {
   readonly callTool: (
     name: string,
     args?: JsonRpc.JsonObject,
-    options?: RequestOptions & { readonly _meta?: JsonRpc.JsonObject }
+    options?: CallOptions & { readonly _meta?: JsonRpc.JsonObject }
   ) => Effect.Effect<McpSchema.CallToolResult, CallError>
   /** `resources/read`. Not found fails with `McpError` -32602 (or a legacy server's -32002). */
-  readonly readResource: (uri: string) => Effect.Effect<McpSchema.ReadResourceResult, CallError>
+  readonly readResource: (uri: string, options?: CallOptions) => Effect.Effect<McpSchema.ReadResourceResult, CallError>
   /** `prompts/get`. */
   readonly getPrompt: (
     name: string,
-    args?: Readonly<Record<string, string>>
+    args?: Readonly<Record<string, string>>,
+    options?: CallOptions
   ) => Effect.Effect<McpSchema.GetPromptResult, CallError>
   /** `completion/complete`. */
   readonly complete: (
@@ -139,6 +291,29 @@ export interface McpClient {
     value: string,
     context?: Readonly<Record<string, string>>
   ) => Effect.Effect<McpSchema.CompleteResult["completion"], CallError>
+  /**
+   * Opens a change-notification stream for as long as the Scope is open.
+   *
+   * - Modern: sends `subscriptions/listen {notifications: filter}` (no request deadline) and
+   *   waits (at most `requestTimeout`) for `notifications/subscriptions/acknowledged`; the
+   *   stream carries the notifications tagged with this listen's
+   *   `_meta["io.modelcontextprotocol/subscriptionId"]` (compared as strings) and ends with the
+   *   listen result. Closing the Scope cancels it (stdio: `notifications/cancelled`; HTTP: the
+   *   SSE response is closed; in-process: the handler is interrupted). A server that does not
+   *   serve listen fails it with `McpError` -32601.
+   * - Legacy: subscribes to the transport's session notifications (stdio: the process's
+   *   notifications; HTTP: the session's GET stream; in-process: the session's stream) and keeps
+   *   those the filter asks for; `acknowledged` is the filter cut down to the server's
+   *   capabilities (`*.listChanged`, `resources.subscribe`). `resourceSubscriptions` are
+   *   `resources/subscribe`d (and unsubscribed when the last listen naming them closes).
+   *   Fails with `ClientError` "Unsupported" when the transport has no `sessionNotifications`.
+   *
+   * The stream is not re-established after a reconnect or a server restart: it ends (or fails)
+   * and the caller listens again.
+   */
+  readonly listen: (filter: ListenFilter) => Effect.Effect<Subscription, CallError, Scope.Scope>
+  /** Empties the result cache (no-op without `Options.cache`). */
+  readonly clearCache: Effect.Effect<void>
   /** Does the server declare the Skills extension (`io.modelcontextprotocol/skills`)? */
   readonly skillsSupported: boolean
   /** All pages of `skills/list` (entries as the server sent them). */
@@ -169,298 +344,42 @@ export interface McpClient {
   readonly close: Effect.Effect<void>
 }
 
-const decode = <A, I>(schema: Schema.Schema<A, I>, method: string) => (result: JsonRpc.JsonObject) =>
-  Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(result).pipe(
-    Effect.mapError((cause) =>
-      new ClientError({ reason: "InvalidResult", message: `invalid ${method} result: ${cause.message}`, cause })
-    )
-  )
-
-const modernVersions = (vs: ReadonlyArray<string>) => vs.filter(McpSchema.isModernVersion)
-const legacyVersions = (vs: ReadonlyArray<string>) => vs.filter((v) => !McpSchema.isModernVersion(v))
-
-const MAX_PAGES = 1000
-
 /**
  * Connects over `transport`: probes with `server/discover` (modern), falls back to the
  * `initialize` handshake (legacy) on any other error or silence past `probeTimeout`, and yields a
- * client. On -32022 it retries with a version from `data.supported`.
+ * client. On -32022 it retries with a version from `data.supported`. When the transport has
+ * `setRequestHandler`, the client installs its answer to server→client requests there (`ping` →
+ * `{}`, the {@link InputHandlers}, anything else -32601).
  *
  * Fails with `McpError` (the handshake was refused), `TransportError`, or `ClientError`
  * ("NoCommonVersion" when the server offers only versions this client does not allow).
  *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { InProcess, McpClient, McpServer } from "presa-mcp"
+ *
+ * const program = Effect.gen(function*() {
+ *   const server = yield* McpServer.make({ name: "demo", version: "1.0.0" })
+ *   const client = yield* McpClient.connect(yield* InProcess.client(server), {
+ *     onElicit: () => Effect.succeed({ action: "accept", content: { name: "Ada" } })
+ *   })
+ *   return yield* client.callTool("greet", {}, {
+ *     onProgress: (p) => Effect.log(`progress ${p.progress}/${p.total ?? "?"}`)
+ *   })
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const connect = (
-  transport: ClientTransport,
-  options: Options = {}
-): Effect.Effect<McpClient, CallError> =>
-  Effect.gen(function*() {
-    const nextId = yield* Ref.make(0)
-    const allowed = McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v))
-    const clientInfo: McpSchema.Implementation = {
-      name: options.name ?? "presa-mcp-client",
-      version: options.version ?? "0.1.0"
-    }
-    const capabilities = options.capabilities ?? {}
-    const timeout = Duration.decode(options.requestTimeout ?? "60 seconds")
-
-    const send = (
-      method: string,
-      params: JsonRpc.JsonObject | undefined,
-      requestOptions?: RequestOptions,
-      deadline: Duration.Duration = timeout
-    ): Effect.Effect<JsonRpc.JsonObject, CallError> =>
-      Effect.gen(function*() {
-        const id = yield* Ref.getAndUpdate(nextId, (n) => n + 1)
-        const response = yield* transport.request(JsonRpc.request(id, method, params), requestOptions).pipe(
-          Effect.timeoutFail({
-            duration: deadline,
-            onTimeout: () => new ClientError({ reason: "Timeout", message: `${method} timed out` })
-          })
-        )
-        if (JsonRpc.isErrorResponse(response)) {
-          return yield* new JsonRpc.McpError(
-            response.error.data === undefined
-              ? { code: response.error.code, message: response.error.message }
-              : { code: response.error.code, message: response.error.message, data: response.error.data }
-          )
-        }
-        const resultType = response.result.resultType
-        if (resultType !== undefined && resultType !== "complete") {
-          return yield* new ClientError({
-            reason: "InvalidResult",
-            message: `${method}: unsupported resultType ${JSON.stringify(resultType)}`
-          })
-        }
-        return response.result
-      })
-
-    const modernMeta = (version: string): JsonRpc.JsonObject => ({
-      [McpSchema.MetaKey.protocolVersion]: version,
-      [McpSchema.MetaKey.clientCapabilities]: capabilities,
-      [McpSchema.MetaKey.clientInfo]: clientInfo
-    })
-
-    // --- era detection (protocol.md §1.2) ---
-    const probe = (version: string, attempt: number): Effect.Effect<Info | undefined, CallError> =>
-      send(
-        McpSchema.Method.discover,
-        { _meta: modernMeta(version) },
-        undefined,
-        Duration.decode(options.probeTimeout ?? "3 seconds")
-      ).pipe(
-        Effect.flatMap(decode(McpSchema.DiscoverResult, McpSchema.Method.discover)),
-        Effect.flatMap((result) => {
-          const shared = modernVersions(allowed).find((v) => result.supportedVersions.includes(v))
-          if (shared === undefined) {
-            return legacyVersions(result.supportedVersions).some((v) =>
-                allowed.includes(v as McpSchema.ProtocolVersion)
-              )
-              ? Effect.succeed(undefined)
-              : Effect.fail(
-                new ClientError({
-                  reason: "NoCommonVersion",
-                  message: `server supports ${result.supportedVersions.join(", ")}`
-                })
-              )
-          }
-          const serverInfo = result._meta !== undefined && JsonRpc.isObject(result._meta)
-            ? Schema.decodeUnknownOption(McpSchema.Implementation)(result._meta[McpSchema.MetaKey.serverInfo])
-            : undefined
-          const info: Info = {
-            era: "modern",
-            protocolVersion: shared,
-            serverInfo: serverInfo !== undefined && serverInfo._tag === "Some" ? serverInfo.value : undefined,
-            capabilities: result.capabilities,
-            instructions: result.instructions,
-            supportedVersions: result.supportedVersions
-          }
-          return shared === version ? Effect.succeed(info) : attempt > 0 ? Effect.succeed(info) : probe(shared, 1)
-        }),
-        Effect.catchAll((e): Effect.Effect<Info | undefined, CallError> => {
-          if (e._tag === "McpError" && e.code === JsonRpc.ErrorCode.UnsupportedProtocolVersion && attempt === 0) {
-            const supported = JsonRpc.isObject(e.data) && Array.isArray(e.data.supported) ? e.data.supported : []
-            const next = modernVersions(allowed).find((v) => supported.includes(v))
-            if (next !== undefined) return probe(next, 1)
-            return Effect.succeed(undefined)
-          }
-          if (e._tag === "ClientError" && e.reason === "NoCommonVersion") return Effect.fail(e)
-          return Effect.succeed(undefined)
-        })
-      )
-
-    const handshake = Effect.gen(function*() {
-      const offer = legacyVersions(allowed)[0]
-      if (offer === undefined) {
-        return yield* new ClientError({
-          reason: "NoCommonVersion",
-          message: "the server does not speak a modern version this client allows"
-        })
-      }
-      const result = yield* send(McpSchema.Method.initialize, {
-        protocolVersion: offer,
-        capabilities,
-        clientInfo
-      }).pipe(Effect.flatMap(decode(McpSchema.InitializeResult, McpSchema.Method.initialize)))
-      if (!allowed.some((v) => v === result.protocolVersion)) {
-        return yield* new ClientError({
-          reason: "NoCommonVersion",
-          message: `server offered protocol version ${result.protocolVersion}`
-        })
-      }
-      yield* transport.notify(JsonRpc.notification(McpSchema.Method.initialized))
-      const info: Info = {
-        era: "legacy",
-        protocolVersion: result.protocolVersion,
-        serverInfo: result.serverInfo,
-        capabilities: result.capabilities,
-        instructions: result.instructions,
-        supportedVersions: [result.protocolVersion]
-      }
-      return info
-    })
-
-    const modern = modernVersions(allowed)[0]
-    const probed = modern === undefined ? undefined : yield* probe(modern, 0)
-    const info = probed ?? (yield* handshake)
-
-    const withMeta = (params: JsonRpc.JsonObject | undefined): JsonRpc.JsonObject | undefined => {
-      if (info.era === "legacy") return params
-      const own = params !== undefined && JsonRpc.isObject(params._meta) ? params._meta : {}
-      return { ...params, _meta: { ...own, ...modernMeta(info.protocolVersion) } }
-    }
-    const request = (method: string, params?: JsonRpc.JsonObject, requestOptions?: RequestOptions) =>
-      send(method, withMeta(params), requestOptions)
-
-    const listPage = <A, I>(method: string, schema: Schema.Schema<A, I>) => (cursor?: string) =>
-      request(method, cursor === undefined ? undefined : { cursor }).pipe(Effect.flatMap(decode(schema, method)))
-
-    const listAll = <
-      K extends string,
-      T,
-      A extends { readonly nextCursor?: string | undefined } & Record<K, ReadonlyArray<T>>
-    >(
-      one: (cursor?: string) => Effect.Effect<A, CallError>,
-      key: K
-    ): Effect.Effect<ReadonlyArray<T>, CallError> =>
-      Effect.gen(function*() {
-        const out: Array<T> = []
-        let cursor: string | undefined = undefined
-        for (let i = 0; i < MAX_PAGES; i++) {
-          const page: A = yield* one(cursor)
-          out.push(...page[key])
-          if (page.nextCursor === undefined) return out
-          cursor = page.nextCursor
-        }
-        return out
-      })
-
-    const listTools = listPage(McpSchema.Method.toolsList, McpSchema.ListToolsResult)
-    const listResources = listPage(McpSchema.Method.resourcesList, McpSchema.ListResourcesResult)
-    const listResourceTemplates = listPage(
-      McpSchema.Method.resourcesTemplatesList,
-      McpSchema.ListResourceTemplatesResult
-    )
-    const listPrompts = listPage(McpSchema.Method.promptsList, McpSchema.ListPromptsResult)
-
-    const getSkill = (uri: string) =>
-      request(Skill.Method.get, { uri }).pipe(
-        Effect.flatMap(decode(Skill.GetSkillResult, Skill.Method.get)),
-        Effect.map((r) => r.skill)
-      )
-    const readOne = (uri: string) =>
-      request(McpSchema.Method.resourcesRead, { uri }).pipe(
-        Effect.flatMap(decode(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead)),
-        Effect.flatMap((r) =>
-          r.contents.length === 1 && r.contents[0] !== undefined
-            ? Effect.succeed(r.contents[0])
-            : Effect.fail(new ClientError({ reason: "InvalidResult", message: `${uri}: expected one contents item` }))
-        )
-      )
-    const contentOf = (uri: string, contents: McpSchema.ResourceContents) =>
-      Option.match(Skill.contentsBytes(contents), {
-        onNone: () =>
-          Effect.fail(new ClientError({ reason: "InvalidResult", message: `${uri}: contents are not valid base64` })),
-        onSome: (bytes) => Effect.succeed(bytes)
-      })
-
-    const client: McpClient = {
-      info,
-      request,
-      notify: (method, params) => transport.notify(JsonRpc.notification(method, params)),
-      listTools,
-      listAllTools: listAll(listTools, "tools"),
-      listResources,
-      listAllResources: listAll(listResources, "resources"),
-      listResourceTemplates,
-      listAllResourceTemplates: listAll(listResourceTemplates, "resourceTemplates"),
-      listPrompts,
-      listAllPrompts: listAll(listPrompts, "prompts"),
-      callTool: (name, args, callOptions) =>
-        request(McpSchema.Method.toolsCall, {
-          name,
-          arguments: args ?? {},
-          ...(callOptions?._meta === undefined ? {} : { _meta: callOptions._meta })
-        }, callOptions).pipe(Effect.flatMap(decode(McpSchema.CallToolResult, McpSchema.Method.toolsCall))),
-      readResource: (uri) =>
-        request(McpSchema.Method.resourcesRead, { uri }).pipe(
-          Effect.flatMap(decode(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead))
-        ),
-      getPrompt: (name, args) =>
-        request(McpSchema.Method.promptsGet, args === undefined ? { name } : { name, arguments: args }).pipe(
-          Effect.flatMap(decode(McpSchema.GetPromptResult, McpSchema.Method.promptsGet))
-        ),
-      complete: (ref, argument, value, context) =>
-        request(McpSchema.Method.complete, {
-          ref,
-          argument: { name: argument, value },
-          ...(context === undefined ? {} : { context: { arguments: context } })
-        }).pipe(
-          Effect.flatMap(decode(McpSchema.CompleteResult, McpSchema.Method.complete)),
-          Effect.map((r) => r.completion)
-        ),
-      skillsSupported: info.capabilities.extensions !== undefined &&
-        JsonRpc.isObject(info.capabilities.extensions[Skill.EXTENSION_ID]),
-      listSkills: listAll(listPage(Skill.Method.list, Skill.ListSkillsResult), "skills"),
-      getSkill,
-      readSkill: (uri) =>
-        Effect.gen(function*() {
-          const entry = yield* getSkill(uri)
-          const contents = yield* readOne(uri)
-          const text = yield* Skill.verifySkillMd(entry, yield* contentOf(uri, contents))
-          return { entry, text }
-        }),
-      readSkillFile: (entry, uri) =>
-        Effect.gen(function*() {
-          if (entry.resources !== Skill.DYNAMIC_RESOURCES && !entry.resources.some((r) => r.uri === uri)) {
-            return yield* new Skill.SkillVerificationError({
-              reason: "unlisted",
-              uri,
-              message: `${uri} is not listed in the skill's entry`
-            })
-          }
-          const contents = yield* readOne(uri)
-          yield* Skill.verifyFile(entry, uri, yield* contentOf(uri, contents))
-          return contents
-        }),
-      readDirectory: (uri) =>
-        listAll(
-          (cursor?: string) =>
-            request(Skill.Method.directoryRead, cursor === undefined ? { uri } : { uri, cursor }).pipe(
-              Effect.flatMap(decode(Skill.ReadDirectoryResult, Skill.Method.directoryRead))
-            ),
-          "resources"
-        ),
-      close: transport.close
-    }
-    return client
-  })
+export const connect: (transport: ClientTransport, options?: Options) => Effect.Effect<McpClient, CallError> =
+  internal.connect
 
 /**
- * Is this error a "resource not found" from any server generation (-32602 with `data.uri`, or
- * the legacy -32002)?
+ * Is this error a "resource not found" from any server generation: -32602 with `data.uri`
+ * (SEP-2164), the legacy -32002, or -32602 without `data.uri` whose message says "not found" (the
+ * official SDK v1 server answers `Resource <uri> not found` with no `data`)?
  *
  * @since 0.1.0
  * @category guards
@@ -468,4 +387,5 @@ export const connect = (
 export const isResourceNotFound = (error: CallError): boolean =>
   error._tag === "McpError" &&
   (error.code === JsonRpc.ErrorCode.LegacyResourceNotFound ||
-    (error.code === JsonRpc.ErrorCode.InvalidParams && JsonRpc.isObject(error.data) && "uri" in error.data))
+    (error.code === JsonRpc.ErrorCode.InvalidParams &&
+      ((JsonRpc.isObject(error.data) && "uri" in error.data) || /\bnot found\b/i.test(error.message))))

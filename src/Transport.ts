@@ -7,6 +7,8 @@
  */
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import type * as JsonRpc from "./JsonRpc.js"
 
 /**
@@ -26,14 +28,32 @@ export class TransportError extends Data.TaggedError("TransportError")<{
 }> {}
 
 /**
- * Options of one request: `onNotification` receives the server's request-scoped notifications
- * (progress, log messages) that arrive while the request is in flight.
+ * Answers a server→client request (legacy sessions only, protocol.md §24.4: `ping`,
+ * `elicitation/create`, `sampling/createMessage`, `roots/list`, …) with the JSON-RPC response to
+ * send back (a result or an error, with the request's id). Never fails: a problem is an error
+ * response.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestHandler = (request: JsonRpc.Request) => Effect.Effect<JsonRpc.Response>
+
+/**
+ * Options of one request.
+ *
+ * - `onNotification` receives the server's request-scoped notifications (progress, log messages,
+ *   a listen stream's notifications) that arrive while the request is in flight;
+ * - `onRequest` answers server→client requests that arrive on this request's own channel
+ *   (Streamable HTTP: its SSE response stream). Transports without such a channel (stdio,
+ *   in-process) use their transport-level handler ({@link ClientTransport.setRequestHandler})
+ *   instead. Default: the transport-level handler, else `ping` → `{}` and anything else -32601.
  *
  * @since 0.1.0
  * @category models
  */
 export interface RequestOptions {
   readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+  readonly onRequest?: RequestHandler | undefined
 }
 
 /**
@@ -44,6 +64,17 @@ export interface RequestOptions {
  *   `notifications/cancelled`; HTTP: the request is aborted).
  * - `notify`: sends a notification.
  * - `close`: releases the transport (closes stdin and ends the process; ends an HTTP session).
+ * - `setRequestHandler` (optional): installs the handler of server→client requests that belong
+ *   to no request option (stdio: every server request; in-process: the session's requests; HTTP:
+ *   requests on the standalone GET stream, and on request streams whose request has no
+ *   `onRequest`). `undefined` restores the default (`ping` → `{}`, anything else -32601).
+ * - `sessionNotifications` (optional, legacy): subscribes to the session's unsolicited
+ *   notifications (`notifications/{tools,prompts,resources}/list_changed`,
+ *   `notifications/resources/updated`, and any other notification that belongs to no request in
+ *   flight). The subscription is live once the Effect succeeds and lasts while its Scope is
+ *   open; the stream fails with `TransportError` when the transport closes or the channel breaks
+ *   (stdio: the process's notifications; HTTP: the legacy GET SSE stream of the session, shared by
+ *   all subscribers; in-process: `McpServer.sessionNotifications`).
  *
  * @since 0.1.0
  * @category models
@@ -55,4 +86,8 @@ export interface ClientTransport {
   ) => Effect.Effect<JsonRpc.Response, TransportError>
   readonly notify: (message: JsonRpc.Notification) => Effect.Effect<void, TransportError>
   readonly close: Effect.Effect<void>
+  readonly setRequestHandler?: ((handler: RequestHandler | undefined) => Effect.Effect<void>) | undefined
+  readonly sessionNotifications?:
+    | Effect.Effect<Stream.Stream<JsonRpc.Notification, TransportError>, TransportError, Scope.Scope>
+    | undefined
 }

@@ -38,8 +38,11 @@ const B64 = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/
 export const decodeHeaderValue = (value: string): Option.Option<string> => {
   const m = B64.exec(value)
   if (m === null) return Option.some(value)
+  const encoded = m[1] ?? ""
+  // `atob` tolerates missing padding; SEP-2243 requires canonical base64 (a length of 4n).
+  if (encoded.length % 4 !== 0) return Option.none()
   try {
-    const bin = atob(m[1] ?? "")
+    const bin = atob(encoded)
     const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0))
     return Option.some(new TextDecoder("utf-8", { fatal: true }).decode(bytes))
   } catch {

@@ -10,14 +10,19 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Take from "effect/Take"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
-import { type ClientTransport, type RequestOptions, TransportError } from "../Transport.js"
+import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
+import { makeRequestHandlers } from "./clientTransport.js"
 import * as H from "./headers.js"
 import * as Http from "./http.js"
 
@@ -49,6 +54,16 @@ interface State {
   /** Modern: the last version a request carried (sent with notifications). */
   readonly modernVersion: string | undefined
   readonly closed: boolean
+}
+
+/** The legacy standalone GET stream, shared by every `sessionNotifications` subscriber. */
+interface Hub {
+  readonly pubsub: PubSub.PubSub<Take.Take<JsonRpc.Notification, TransportError>>
+  readonly scope: Scope.CloseableScope
+  readonly response: HttpClientResponse.HttpClientResponse
+  readonly users: Ref.Ref<number>
+  /** Set when the GET stream ended: the next subscriber opens a new one. */
+  readonly done: Ref.Ref<boolean>
 }
 
 type Outcome =
@@ -147,6 +162,12 @@ export const make = (
     })
     const schemas = yield* Ref.make(HashMap.empty<string, JsonRpc.JsonObject>())
     const recovering = yield* Effect.makeSemaphore(1)
+    const handlers = yield* makeRequestHandlers(undefined)
+    // Server→client requests being answered, by the server's id (its notifications/cancelled
+    // interrupts the answer).
+    const serverRequests = yield* FiberMap.make<JsonRpc.RequestId>()
+    const hub = yield* Ref.make(Option.none<Hub>())
+    const hubLock = yield* Effect.makeSemaphore(1)
 
     const userHeaders: Effect.Effect<Readonly<Record<string, string>>> = Effect.suspend(() => {
       const h = options.headers
@@ -203,6 +224,45 @@ export const make = (
     const drain = (response: HttpClientResponse.HttpClientResponse) =>
       Stream.runDrain(response.stream).pipe(Effect.timeout(closeTimeout), Effect.ignore)
 
+    /** Legacy session headers (for answers to server requests and the GET stream). */
+    const sessionHeaders = (st: State): Record<string, string> => ({
+      ...(st.sessionId === undefined ? {} : { [H.Header.sessionId]: st.sessionId }),
+      ...(st.protocolVersion === undefined ? {} : { [H.Header.protocolVersion]: st.protocolVersion })
+    })
+
+    /**
+     * A server→client request (legacy, protocol.md §24.3/§24.4): answered in its own fiber (the
+     * SSE stream is read on meanwhile) and the response POSTed with the session headers.
+     */
+    const answerServer = (request: JsonRpc.Request, preferred: RequestHandler | undefined): Effect.Effect<void> =>
+      FiberMap.run(
+        serverRequests,
+        request.id,
+        Effect.gen(function*() {
+          const response = yield* handlers.answer(request, preferred)
+          const st = yield* Ref.get(state)
+          if (st.closed) return
+          const reply = yield* post(response, sessionHeaders(st))
+          yield* drain(reply)
+          if (reply.status < 200 || reply.status >= 300) {
+            yield* Effect.logWarning(
+              `Streamable HTTP: the server refused our answer to ${request.method} with HTTP ${reply.status}`
+            )
+          }
+        }).pipe(
+          Effect.catchAll((e) => Effect.logWarning(`Streamable HTTP: could not answer ${request.method}: ${e.message}`))
+        ),
+        { onlyIfMissing: true }
+      ).pipe(Effect.asVoid)
+
+    /** The server's `notifications/cancelled` for one of its own requests stops our answer. */
+    const serverCancelled = (notification: JsonRpc.Notification): Effect.Effect<void> => {
+      const requestId = notification.params?.requestId
+      return notification.method === McpSchema.Method.cancelled && JsonRpc.isRequestId(requestId)
+        ? FiberMap.remove(serverRequests, requestId)
+        : Effect.void
+    }
+
     const readSse = (
       response: HttpClientResponse.HttpClientResponse,
       id: JsonRpc.RequestId,
@@ -215,7 +275,10 @@ export const make = (
           switch (c._tag) {
             case "Notification": {
               const deliver = requestOptions?.onNotification
-              return deliver === undefined ? Effect.succeedNone : Effect.as(deliver(c.message), Option.none())
+              return Effect.zipRight(
+                serverCancelled(c.message),
+                deliver === undefined ? Effect.void : deliver(c.message)
+              ).pipe(Effect.as(Option.none()))
             }
             case "Response": {
               const r = c.message
@@ -225,10 +288,7 @@ export const make = (
               return Effect.as(Effect.logDebug(`Streamable HTTP: ignoring a response for id ${r.id}`), Option.none())
             }
             case "Request":
-              return Effect.as(
-                Effect.logWarning(`Streamable HTTP: ignoring server request ${c.message.method} (not supported)`),
-                Option.none()
-              )
+              return Effect.as(answerServer(c.message, requestOptions?.onRequest), Option.none())
             case "Invalid":
               return Effect.as(Effect.logWarning("Streamable HTTP: ignoring an invalid SSE message"), Option.none())
           }
@@ -384,6 +444,106 @@ export const make = (
         return outcome.response
       })
 
+    // -- legacy standalone GET stream (protocol.md §24.3) ---------------------------------------
+
+    const openHub: Effect.Effect<Hub, TransportError> = Effect.gen(function*() {
+      const st = yield* Ref.get(state)
+      if (st.closed) return yield* new TransportError({ reason: "Closed", message: "the transport is closed" })
+      if (st.sessionId === undefined && st.protocolVersion === undefined) {
+        return yield* new TransportError({
+          reason: "Protocol",
+          message: "the standalone SSE stream needs a legacy session (initialize first)"
+        })
+      }
+      const scope = yield* Scope.make()
+      const response = yield* http.execute(
+        HttpClientRequest.get(url).pipe(
+          HttpClientRequest.setHeaders({ ...(yield* userHeaders), ...sessionHeaders(st), accept: Http.SSE_TYPE })
+        )
+      ).pipe(
+        Effect.mapError(transportError("GET")),
+        Effect.onError(() => Scope.close(scope, Exit.void))
+      )
+      const ok = response.status >= 200 && response.status < 300
+      if (!ok || Http.mediaTypeOf(response.headers["content-type"]) !== Http.SSE_TYPE) {
+        yield* drain(response)
+        yield* Scope.close(scope, Exit.void)
+        return yield* new TransportError({
+          reason: ok ? "Protocol" : "Http",
+          status: response.status,
+          message: ok
+            ? "the standalone GET did not answer with text/event-stream"
+            : `HTTP ${response.status} for the standalone GET (the server may not offer it)`
+        })
+      }
+      return {
+        pubsub: yield* PubSub.unbounded<Take.Take<JsonRpc.Notification, TransportError>>(),
+        scope,
+        response,
+        users: yield* Ref.make(0),
+        done: yield* Ref.make(false)
+      }
+    })
+
+    const runHub = (h: Hub): Effect.Effect<void> =>
+      sseEvents(Stream.mapError(h.response.stream, transportError("reading the standalone SSE stream of")), maxBytes)
+        .pipe(
+          Stream.runForEach((event): Effect.Effect<void> => {
+            if (event.data.trim() === "") return Effect.void
+            const c = JsonRpc.parse(event.data)
+            switch (c._tag) {
+              case "Notification":
+                return Effect.zipRight(serverCancelled(c.message), PubSub.publish(h.pubsub, Take.of(c.message)))
+              case "Request":
+                return answerServer(c.message, undefined)
+              case "Response":
+                return Effect.logDebug("Streamable HTTP: ignoring a response on the standalone stream")
+              case "Invalid":
+                return Effect.logWarning("Streamable HTTP: ignoring an invalid message on the standalone stream")
+            }
+          }),
+          Effect.exit,
+          Effect.flatMap((exit) =>
+            Effect.zipRight(
+              Ref.set(h.done, true),
+              PubSub.publish(h.pubsub, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))
+            )
+          ),
+          Effect.asVoid
+        )
+
+    const release = (h: Hub): Effect.Effect<void> =>
+      hubLock.withPermits(1)(Effect.gen(function*() {
+        const left = yield* Ref.updateAndGet(h.users, (n) => n - 1)
+        if (left > 0) return
+        yield* Ref.update(hub, (current) => Option.isSome(current) && current.value === h ? Option.none() : current)
+        yield* Scope.close(h.scope, Exit.void)
+      }))
+
+    const sessionNotifications: Effect.Effect<
+      Stream.Stream<JsonRpc.Notification, TransportError>,
+      TransportError,
+      Scope.Scope
+    > = Effect.gen(function*() {
+      const { subscription } = yield* Effect.acquireRelease(
+        hubLock.withPermits(1)(Effect.gen(function*() {
+          const current = yield* Ref.get(hub)
+          const reusable = Option.isSome(current) && !(yield* Ref.get(current.value.done))
+          const h = reusable && Option.isSome(current) ? current.value : yield* openHub
+          yield* Ref.update(h.users, (n) => n + 1)
+          const subscription = yield* PubSub.subscribe(h.pubsub)
+          if (!reusable) {
+            yield* Ref.set(hub, Option.some(h))
+            // forked from an uninterruptible region: make the reader interruptible again
+            yield* Effect.forkIn(Effect.interruptible(runHub(h)), h.scope)
+          }
+          return { h, subscription }
+        })),
+        ({ h }) => release(h)
+      )
+      return Stream.fromQueue(subscription).pipe(Stream.flattenTake)
+    })
+
     const close: Effect.Effect<void> = Effect.gen(function*() {
       const st = yield* Ref.getAndUpdate(state, (s) => ({ ...s, closed: true }))
       if (st.closed || st.sessionId === undefined) return
@@ -401,5 +561,5 @@ export const make = (
 
     yield* Effect.addFinalizer(() => close)
 
-    return { request, notify, close }
+    return { request, notify, close, setRequestHandler: handlers.set, sessionNotifications }
   })

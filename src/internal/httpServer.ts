@@ -38,6 +38,12 @@ export interface ServerOptions {
   readonly sessionIdleTimeout?: Duration.DurationInput | undefined
   readonly replayBufferSize?: number | undefined
   readonly keepAlive?: Duration.DurationInput | undefined
+  /**
+   * Legacy sessions: how long a server→client request (`elicitation/create`,
+   * `sampling/createMessage`, `roots/list`) waits for the client's answer, default 60 seconds
+   * (then the handler's `Input` call fails with -32603).
+   */
+  readonly clientRequestTimeout?: Duration.DurationInput | undefined
 }
 
 export const DEFAULT_PATH = "/mcp" as const
@@ -55,6 +61,9 @@ export type Handler = Effect.Effect<
 >
 
 const ALLOW = "GET, POST, DELETE"
+
+/** The version a legacy request without `MCP-Protocol-Version` is assumed to speak (protocol.md §24.3). */
+const ASSUMED_VERSION = "2025-03-26"
 
 // ---------------------------------------------------------------------------------------------
 // responses
@@ -120,6 +129,9 @@ export const makeHandler = (
     const allowedHosts = options.allowedHosts ?? Http.loopbackHosts
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
     const keepAlive = Duration.decode(options.keepAlive ?? DEFAULT_KEEP_ALIVE)
+    const clientRequestTimeout = Duration.decode(
+      options.clientRequestTimeout ?? Sessions.DEFAULT_CLIENT_REQUEST_TIMEOUT
+    )
     const legacyVersions = server.versions.filter((v) => !McpSchema.isModernVersion(v))
     const store = yield* Sessions.makeStore({
       maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
@@ -162,8 +174,9 @@ export const makeHandler = (
     }
 
     /**
-     * EC-18: absent header → the negotiated version; anything else must equal the negotiated
-     * version (an unsupported value, or a supported one that this session did not negotiate → 400).
+     * EC-18: absent header (or `2025-03-26`, the value the spec assumes when it is absent) → the
+     * negotiated version; anything else must equal the negotiated version (an unsupported value,
+     * or a supported one that this session did not negotiate → 400).
      */
     const checkLegacyVersion = (
       session: Sessions.HttpSession,
@@ -172,7 +185,9 @@ export const makeHandler = (
       Effect.map(Ref.get(session.core.state), (state) => {
         const requested = H.getHeader(headers, H.Header.protocolVersion)
         const negotiated = state?.protocolVersion
-        if (requested === undefined || requested === negotiated) return Option.none()
+        // `2025-03-26` is what the spec assumes when the header is absent; some SDKs (and the
+        // conformance suite 0.1.16) send it explicitly inside a session: treat it like absence.
+        if (requested === undefined || requested === negotiated || requested === ASSUMED_VERSION) return Option.none()
         return Option.some(refuse(
           400,
           `Bad Request: ${H.Header.protocolVersion} '${requested}' is not this session's negotiated version '${
@@ -184,28 +199,31 @@ export const makeHandler = (
       })
 
     /**
-     * Runs one request: the dispatch fiber writes request-scoped notifications to a mailbox and
-     * its outcome to a Deferred. A notification arriving before the outcome (and a client that
-     * accepts SSE) turns the response into an SSE stream; otherwise the response is JSON.
+     * Runs one request: the dispatch fiber writes request-scoped notifications (and, legacy,
+     * server→client requests) to a mailbox and its outcome to a Deferred. A message arriving
+     * before the outcome (and a client that accepts SSE) turns the response into an SSE stream;
+     * otherwise the response is JSON. `write` is `undefined` when the client does not accept SSE.
      */
     const exchange = (args: {
       readonly id: JsonRpc.RequestId
       readonly sse: boolean
       readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<unknown, never, Scope.Scope>
       readonly run: (
-        notify: (n: JsonRpc.Notification) => Effect.Effect<void>
+        notify: (n: JsonRpc.Notification) => Effect.Effect<void>,
+        write: ((m: JsonRpc.Request | JsonRpc.Notification) => Effect.Effect<void>) | undefined
       ) => Effect.Effect<Option.Option<McpServer.Reply>>
       readonly status: (reply: McpServer.Reply) => number
     }): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
       Effect.gen(function*() {
-        const mailbox = yield* Mailbox.make<JsonRpc.Notification>(64)
+        const mailbox = yield* Mailbox.make<JsonRpc.Request | JsonRpc.Notification>(64)
         const outcome = yield* Deferred.make<Exit.Exit<Option.Option<McpServer.Reply>>>()
         yield* Effect.addFinalizer(() => mailbox.shutdown)
-        const notify = args.sse
-          ? (n: JsonRpc.Notification) => Effect.asVoid(mailbox.offer(n))
-          : () => Effect.void
+        const write = args.sse
+          ? (m: JsonRpc.Request | JsonRpc.Notification) => Effect.asVoid(mailbox.offer(m))
+          : undefined
+        const notify = write ?? (() => Effect.void)
         yield* args.fork(
-          args.run(notify).pipe(
+          args.run(notify, write).pipe(
             Effect.onExit((exit) => Effect.zipRight(Deferred.succeed(outcome, exit), mailbox.end)),
             Effect.asVoid
           )
@@ -266,7 +284,7 @@ export const makeHandler = (
           case "Invalid":
             return json(400, JsonRpc.failure(classified.id, classified.error))
           case "Response":
-            return yield* accepted(headers, undefined)
+            return yield* answered(headers, classified.message)
           case "Notification":
             return yield* accepted(headers, classified.message)
           case "Request":
@@ -302,6 +320,23 @@ export const makeHandler = (
           return empty(202)
         }
         yield* McpServer.dispatch(server, notification, { session: session.core })
+        return empty(202)
+      })
+
+    /**
+     * A POSTed JSON-RPC response: the client's answer to a server→client request of its legacy
+     * session (protocol.md §24.3, §24.4) → `202`. Unknown ids are ignored (still `202`).
+     */
+    const answered = (headers: Headers.Headers, response: JsonRpc.Response) =>
+      Effect.gen(function*() {
+        const found = yield* sessionOf(headers)
+        if (found._tag === "Refused") return found.response
+        if (found._tag === "Found") {
+          const matched = yield* Sessions.resolve(found.session, response)
+          if (!matched) {
+            yield* Effect.logDebug(`Streamable HTTP: ignoring a response for unknown id ${String(response.id)}`)
+          }
+        }
         return empty(202)
       })
 
@@ -351,7 +386,20 @@ export const makeHandler = (
                     : FiberMap.run(session.inflight, request.id, effect, { onlyIfMissing: true })
               )
             ),
-          run: (notify) => McpServer.dispatch(server, request, { session: session.core, headers, notify }),
+          run: (notify, write) =>
+            McpServer.dispatch(server, request, {
+              session: session.core,
+              headers,
+              notify,
+              sendRequest: write === undefined
+                ? () =>
+                  Effect.fail(
+                    McpError.internalError(
+                      "Cannot send a request to the client: its Accept header does not admit text/event-stream"
+                    )
+                  )
+                : Sessions.sendRequest(session, write, clientRequestTimeout)
+            }),
           status: (reply) => reply.status === 404 ? 200 : reply.status
         })
       })

@@ -2,7 +2,8 @@
  * The legacy (2025-11-25 / 2025-06-18) Streamable HTTP session store: one entry per
  * `Mcp-Session-Id`, each with its own scope, its in-flight request fibers (a `FiberMap` keyed by
  * request id, for `notifications/cancelled`) and its standalone GET stream (event ids, a bounded
- * replay buffer for `Last-Event-ID`). protocol.md §24.3, EC-15.
+ * replay buffer for `Last-Event-ID`) and its server→client requests waiting for the client's
+ * answer (protocol.md §24.4). protocol.md §24.3, EC-15.
  * @internal
  */
 import * as Clock from "effect/Clock"
@@ -18,7 +19,7 @@ import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as JsonRpc from "../JsonRpc.js"
+import * as JsonRpc from "../JsonRpc.js"
 import type * as Server from "./server.js"
 
 /** A message on a session's standalone stream, with its per-session event id (1, 2, …). */
@@ -50,6 +51,10 @@ export interface HttpSession {
   readonly takeover: Ref.Ref<Option.Option<Deferred.Deferred<void>>>
   readonly closed: Deferred.Deferred<void>
   readonly scope: Scope.CloseableScope
+  /** Server→client requests in flight, by their server-generated id. */
+  readonly pending: Ref.Ref<HashMap.HashMap<string, Deferred.Deferred<JsonRpc.JsonObject, JsonRpc.McpError>>>
+  /** The counter behind server-generated request ids (unique per session). */
+  readonly nextRequestId: Ref.Ref<number>
 }
 
 /** Store options (defaults applied by the caller). */
@@ -122,7 +127,9 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
           live: yield* PubSub.unbounded<StreamEvent>(),
           takeover: yield* Ref.make(Option.none<Deferred.Deferred<void>>()),
           closed,
-          scope
+          scope,
+          pending: yield* Ref.make(HashMap.empty<string, Deferred.Deferred<JsonRpc.JsonObject, JsonRpc.McpError>>()),
+          nextRequestId: yield* Ref.make(1)
         }
         yield* Scope.addFinalizer(scope, PubSub.shutdown(session.live))
         yield* Ref.update(sessions, (m) => HashMap.set(m, session.id, session))
@@ -206,4 +213,74 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
       publish,
       stream
     }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// server→client requests (legacy, protocol.md §24.4)
+// ---------------------------------------------------------------------------------------------
+
+/** Default bound on the wait for the client's answer to a server→client request. */
+export const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration.DurationInput = "60 seconds"
+
+/**
+ * Sends a server→client request with `write` (the SSE stream of the client request in flight)
+ * and waits for the client's answer (a POSTed JSON-RPC response, see {@link resolve}) at most
+ * `timeout`. The id is a string unique in the session (`s2c-<n>`). An error response fails with
+ * its `McpError`; no answer in time fails with -32603 (and `notifications/cancelled` is sent for
+ * the request). Interruption, completion and timeout all remove the pending entry.
+ */
+export const sendRequest = (
+  session: HttpSession,
+  write: (message: JsonRpc.Request | JsonRpc.Notification) => Effect.Effect<void>,
+  timeout: Duration.Duration
+) =>
+(method: string, params: JsonRpc.JsonObject | undefined): Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError> =>
+  Effect.acquireUseRelease(
+    Effect.gen(function*() {
+      const n = yield* Ref.getAndUpdate(session.nextRequestId, (i) => i + 1)
+      const id = `s2c-${n}`
+      const answer = yield* Deferred.make<JsonRpc.JsonObject, JsonRpc.McpError>()
+      yield* Ref.update(session.pending, HashMap.set(id, answer))
+      return { id, answer }
+    }),
+    ({ answer, id }) =>
+      write(JsonRpc.request(id, method, params)).pipe(
+        Effect.zipRight(Effect.timeoutOption(Deferred.await(answer), timeout)),
+        Effect.flatMap(Option.match({
+          onSome: Effect.succeed,
+          onNone: () =>
+            write(JsonRpc.notification("notifications/cancelled", { requestId: id, reason: "timeout" })).pipe(
+              Effect.zipRight(
+                new JsonRpc.McpError({
+                  code: JsonRpc.ErrorCode.InternalError,
+                  message: `The client did not answer ${method} within ${Duration.format(timeout)}`
+                })
+              )
+            )
+        }))
+      ),
+    ({ id }) => Ref.update(session.pending, HashMap.remove(id))
+  )
+
+/**
+ * Completes the server→client request a POSTed response answers. `false` when no request with
+ * that id is pending in the session (unknown, already answered, timed out).
+ */
+export const resolve = (session: HttpSession, response: JsonRpc.Response): Effect.Effect<boolean> =>
+  Effect.gen(function*() {
+    if (typeof response.id !== "string") return false
+    const id = response.id
+    const answer = yield* Ref.modify(
+      session.pending,
+      (m) => [HashMap.get(m, id), HashMap.remove(m, id)] as const
+    )
+    if (Option.isNone(answer)) return false
+    if (JsonRpc.isErrorResponse(response)) {
+      const { code, data, message } = response.error
+      return yield* Deferred.fail(
+        answer.value,
+        new JsonRpc.McpError(data === undefined ? { code, message } : { code, message, data })
+      )
+    }
+    return yield* Deferred.succeed(answer.value, response.result)
   })

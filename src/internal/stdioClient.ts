@@ -12,15 +12,18 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
 import * as HashMap from "effect/HashMap"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
-import { type ClientTransport, type RequestOptions, TransportError } from "../Transport.js"
+import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
+import { makeRequestHandlers } from "./clientTransport.js"
 import * as Frame from "./stdioFrame.js"
 
 /** Options of `spawn` (documented on `Stdio.SpawnOptions`). */
@@ -33,11 +36,18 @@ export interface SpawnOptions {
   readonly closeTimeout?: Duration.DurationInput | undefined
   readonly maxLineBytes?: number | undefined
   readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+  readonly onRequest?: RequestHandler | undefined
 }
 
 /** A client transport over a child process (documented on `Stdio.StdioClientTransport`). */
 export interface StdioClientTransport extends ClientTransport {
   readonly pid: number
+  readonly setRequestHandler: (handler: RequestHandler | undefined) => Effect.Effect<void>
+  readonly sessionNotifications: Effect.Effect<
+    Stream.Stream<JsonRpc.Notification, TransportError>,
+    TransportError,
+    Scope.Scope
+  >
 }
 
 /** Default bound of one line read from the server: 64 MiB. */
@@ -101,6 +111,14 @@ export const spawn = (
     // by an interrupted caller must never wait behind a full buffer.
     const outbox = yield* Mailbox.make<string>()
     const encoder = new TextEncoder()
+    // Server→client requests (legacy) run in their own fibers, keyed by the server's id, so a
+    // slow answer (a user filling a form) never holds up the reader, and the server's
+    // `notifications/cancelled` can interrupt it.
+    const handlers = yield* makeRequestHandlers(options.onRequest)
+    const serverRequests = yield* FiberMap.make<JsonRpc.RequestId>()
+    // Notifications that belong to no request in flight, for `sessionNotifications`.
+    const unsolicited = yield* PubSub.unbounded<JsonRpc.Notification>()
+    const ended = yield* Deferred.make<never, TransportError>()
 
     const closeAll = (error: TransportError): Effect.Effect<void> =>
       Effect.gen(function*() {
@@ -109,6 +127,7 @@ export const spawn = (
           pending: HashMap.empty()
         }))
         yield* outbox.end
+        yield* Deferred.fail(ended, previous.closed ?? error)
         for (const entry of HashMap.values(previous.pending)) {
           yield* Deferred.fail(entry.deferred, previous.closed ?? error)
         }
@@ -126,9 +145,12 @@ export const spawn = (
       handler.pipe(Effect.catchAllDefect((defect) => Effect.logWarning("an onNotification handler died", defect)))
 
     const unrouted = (notification: JsonRpc.Notification): Effect.Effect<void> =>
-      options.onNotification === undefined
-        ? Effect.logDebug(`dropped a server notification: ${notification.method}`)
-        : safely(options.onNotification(notification))
+      Effect.zipRight(
+        PubSub.publish(unsolicited, notification),
+        options.onNotification === undefined
+          ? Effect.logDebug(`dropped a server notification: ${notification.method}`)
+          : safely(options.onNotification(notification))
+      )
 
     const route = (notification: JsonRpc.Notification): Effect.Effect<void> =>
       Effect.gen(function*() {
@@ -154,6 +176,10 @@ export const spawn = (
           }
         } else if (notification.method === McpSchema.Method.cancelled) {
           const requestId = params.requestId
+          // the server gave up one of its own requests (legacy): stop answering it
+          if (JsonRpc.isRequestId(requestId) && (yield* FiberMap.has(serverRequests, requestId))) {
+            yield* FiberMap.remove(serverRequests, requestId)
+          }
           const entry = JsonRpc.isRequestId(requestId) ? HashMap.get(pending, requestId) : Option.none()
           if (Option.isNone(entry)) return yield* Effect.logDebug("ignored notifications/cancelled from the server")
           targets = [entry.value]
@@ -167,11 +193,12 @@ export const spawn = (
       })
 
     const onServerRequest = (request: JsonRpc.Request): Effect.Effect<void> =>
-      Effect.asVoid(
-        request.method === McpSchema.Method.ping
-          ? send(JsonRpc.success(request.id, {}))
-          : send(JsonRpc.failure(request.id, JsonRpc.McpError.methodNotFound(request.method)))
-      )
+      FiberMap.run(
+        serverRequests,
+        request.id,
+        Effect.flatMap(handlers.answer(request), send),
+        { onlyIfMissing: true }
+      ).pipe(Effect.asVoid)
 
     const onFrame = (frame: Frame.Frame): Effect.Effect<void> => {
       if (frame._tag === "Oversized") {
@@ -337,5 +364,23 @@ export const spawn = (
     const notify = (message: JsonRpc.Notification): Effect.Effect<void, TransportError> =>
       Effect.flatMap(send(message), (sent) => sent ? Effect.void : closedError("the transport is closed"))
 
-    return { request, notify, close, pid: proc.pid }
+    const sessionNotifications: Effect.Effect<
+      Stream.Stream<JsonRpc.Notification, TransportError>,
+      TransportError,
+      Scope.Scope
+    > = Effect.gen(function*() {
+      const subscription = yield* PubSub.subscribe(unsolicited)
+      const { closed } = yield* Ref.get(state)
+      if (closed !== undefined) return yield* closed
+      return Stream.fromQueue(subscription).pipe(Stream.interruptWhen(Deferred.await(ended)))
+    })
+
+    return {
+      request,
+      notify,
+      close,
+      pid: proc.pid,
+      setRequestHandler: handlers.set,
+      sessionNotifications
+    }
   })

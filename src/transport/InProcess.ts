@@ -6,10 +6,15 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { makeRequestHandlers } from "../internal/clientTransport.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
-import { type ClientTransport, TransportError } from "../Transport.js"
+import { type ClientTransport, type RequestHandler, TransportError } from "../Transport.js"
 
 const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportError> =>
   Effect.try({
@@ -18,45 +23,141 @@ const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportEr
   })
 
 /**
+ * Options of {@link client}: `onRequest` answers the server's requests to the client (legacy
+ * sessions: `elicitation/create`, `sampling/createMessage`, `roots/list`, …); replaceable later
+ * with `setRequestHandler`. Default: `ping` → `{}`, anything else -32601.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClientOptions {
+  readonly onRequest?: RequestHandler | undefined
+}
+
+/**
+ * An in-process `ClientTransport`; `setRequestHandler` and `sessionNotifications` are always
+ * present.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InProcessClientTransport extends ClientTransport {
+  readonly setRequestHandler: (handler: RequestHandler | undefined) => Effect.Effect<void>
+  readonly sessionNotifications: Effect.Effect<
+    Stream.Stream<JsonRpc.Notification, TransportError>,
+    TransportError,
+    Scope.Scope
+  >
+}
+
+/**
  * A client transport connected to `server` in this process. One legacy session per transport.
- * Request-scoped notifications (progress, logs) reach the request's `onNotification`.
+ *
+ * - Request-scoped notifications (progress, logs, a listen stream's notifications) reach the
+ *   request's `onNotification`. Interrupting a request interrupts its handler (a modern
+ *   `subscriptions/listen` ends that way).
+ * - Server→client requests (legacy session, `McpServer.DispatchOptions.sendRequest`) get ids
+ *   `s2c-1`, `s2c-2`, … and are answered by the request's own `onRequest`, else the handler of
+ *   `setRequestHandler` / `options.onRequest`, else the default (`ping` → `{}`, else -32601). An
+ *   error response fails the server's `Input` call with that `McpError`.
+ * - `sessionNotifications`: drains `McpServer.sessionNotifications` of the transport's session
+ *   (legacy list changes when the server has `listChanged`, resource updates for subscribed URIs)
+ *   while the Scope is open.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const client = (server: McpServer.McpServer): Effect.Effect<ClientTransport> =>
-  Effect.map(McpServer.makeSession, (session): ClientTransport => ({
-    request: (message, options) =>
-      Effect.gen(function*() {
-        const wire = yield* roundTrip(message)
-        const reply = yield* McpServer.handleMessage(server, wire, {
-          session,
-          notify: (n) =>
-            options?.onNotification === undefined
-              ? Effect.void
-              : roundTrip(n).pipe(
-                Effect.flatMap((u) => {
-                  const c = JsonRpc.classify(u)
-                  return c._tag === "Notification" && options.onNotification !== undefined
-                    ? options.onNotification(c.message)
-                    : Effect.void
-                }),
-                Effect.orDie
+export const client = (
+  server: McpServer.McpServer,
+  options: ClientOptions = {}
+): Effect.Effect<InProcessClientTransport> =>
+  Effect.gen(function*() {
+    const session = yield* McpServer.makeSession
+    const handlers = yield* makeRequestHandlers(options.onRequest)
+    const nextId = yield* Ref.make(1)
+
+    const transport: InProcessClientTransport = {
+      request: (message, requestOptions) =>
+        Effect.gen(function*() {
+          const wire = yield* roundTrip(message)
+          const sendRequest = (method: string, params: JsonRpc.JsonObject | undefined) =>
+            Effect.gen(function*() {
+              const id = `s2c-${yield* Ref.getAndUpdate(nextId, (n) => n + 1)}`
+              const outgoing = JsonRpc.classify(yield* roundTrip(JsonRpc.request(id, method, params)))
+              if (outgoing._tag !== "Request") {
+                return yield* JsonRpc.McpError.internalError("Invalid request to the client")
+              }
+              const answer = yield* handlers.answer(outgoing.message, requestOptions?.onRequest)
+              const back = JsonRpc.classify(yield* roundTrip(answer))
+              if (back._tag !== "Response") {
+                return yield* JsonRpc.McpError.internalError("The client sent an invalid response")
+              }
+              const response = back.message
+              return JsonRpc.isErrorResponse(response)
+                ? yield* new JsonRpc.McpError(
+                  response.error.data === undefined
+                    ? { code: response.error.code, message: response.error.message }
+                    : { code: response.error.code, message: response.error.message, data: response.error.data }
+                )
+                : response.result
+            }).pipe(
+              Effect.catchTag(
+                "TransportError",
+                (e) => Effect.fail(JsonRpc.McpError.internalError(`The client's answer is not JSON: ${e.message}`))
               )
-        })
-        if (Option.isNone(reply)) {
-          return yield* new TransportError({ reason: "Protocol", message: "the server sent no response" })
-        }
-        const back = JsonRpc.classify(yield* roundTrip(reply.value))
-        if (back._tag !== "Response") {
-          return yield* new TransportError({ reason: "Protocol", message: "the server sent a non-response" })
-        }
-        return back.message
-      }),
-    notify: (message) =>
-      roundTrip(message).pipe(
-        Effect.flatMap((wire) => McpServer.handleMessage(server, wire, { session })),
-        Effect.asVoid
-      ),
-    close: Effect.void
-  }))
+            )
+          const reply = yield* McpServer.handleMessage(server, wire, {
+            session,
+            sendRequest,
+            notify: (n) =>
+              requestOptions?.onNotification === undefined
+                ? Effect.void
+                : roundTrip(n).pipe(
+                  Effect.flatMap((u) => {
+                    const c = JsonRpc.classify(u)
+                    return c._tag === "Notification" && requestOptions.onNotification !== undefined
+                      ? requestOptions.onNotification(c.message)
+                      : Effect.void
+                  }),
+                  Effect.orDie
+                )
+          })
+          if (Option.isNone(reply)) {
+            return yield* new TransportError({ reason: "Protocol", message: "the server sent no response" })
+          }
+          const back = JsonRpc.classify(yield* roundTrip(reply.value))
+          if (back._tag !== "Response") {
+            return yield* new TransportError({ reason: "Protocol", message: "the server sent a non-response" })
+          }
+          return back.message
+        }),
+      notify: (message) =>
+        roundTrip(message).pipe(
+          Effect.flatMap((wire) => McpServer.handleMessage(server, wire, { session })),
+          Effect.asVoid
+        ),
+      close: Effect.void,
+      setRequestHandler: handlers.set,
+      sessionNotifications: Effect.gen(function*() {
+        const mailbox = yield* Mailbox.make<JsonRpc.Notification>()
+        yield* McpServer.sessionNotifications(server, session).pipe(
+          Stream.runForEach((n) =>
+            roundTrip(n).pipe(
+              Effect.flatMap((u) => {
+                const c = JsonRpc.classify(u)
+                return c._tag === "Notification" ? mailbox.offer(c.message) : Effect.succeed(false)
+              }),
+              Effect.orDie
+            )
+          ),
+          Effect.ensuring(mailbox.end),
+          Effect.interruptible,
+          Effect.forkScoped
+        )
+        // Let the forked consumer subscribe to the server's events before we return.
+        yield* Effect.repeatN(Effect.yieldNow(), 3)
+        return Mailbox.toStream(mailbox)
+      })
+    }
+    return transport
+  })

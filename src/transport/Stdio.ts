@@ -33,7 +33,7 @@ import * as Frame from "../internal/stdioFrame.js"
 import * as internal from "../internal/stdioServer.js"
 import type * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
-import type { ClientTransport, TransportError } from "../Transport.js"
+import type { ClientTransport, RequestHandler, TransportError } from "../Transport.js"
 
 // ---------------------------------------------------------------------------------------------
 // server
@@ -253,7 +253,11 @@ export const layerServer = <E, E2, R, R2>(
  *   is dropped (logged), so the request it answered fails only when the transport closes.
  * - `onNotification`: receives server notifications that belong to no request in flight
  *   (legacy `notifications/*_list_changed`, `notifications/resources/updated`, log messages when
- *   nothing is in flight). Default: logged at debug level and dropped.
+ *   nothing is in flight). Default: logged at debug level and dropped. They also reach every
+ *   open {@link StdioClientTransport.sessionNotifications} subscription.
+ * - `onRequest`: answers server→client requests (legacy sessions: `elicitation/create`,
+ *   `sampling/createMessage`, `roots/list`, `ping`, …); replaceable later with
+ *   `setRequestHandler`. Default: `ping` → `{}`, anything else -32601.
  *
  * @since 0.1.0
  * @category models
@@ -267,6 +271,7 @@ export interface SpawnOptions {
   readonly closeTimeout?: Duration.DurationInput | undefined
   readonly maxLineBytes?: number | undefined
   readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+  readonly onRequest?: RequestHandler | undefined
 }
 
 /**
@@ -287,8 +292,16 @@ export interface SpawnOptions {
  *   SIGKILL (to its process group); then fails what is still pending with `"Closed"`. Idempotent;
  *   it also runs when the Scope closes.
  *
- * Server → client requests (legacy): `ping` is answered `{}`, anything else -32601. Lines that
- * are not JSON, and responses to unknown ids, are logged and skipped, never fatal.
+ * - `setRequestHandler(handler)`: the handler of server→client requests (see
+ *   `SpawnOptions.onRequest`). Each server request is answered in its own fiber (the reader goes
+ *   on meanwhile) and the response is written as one line; the server's `notifications/cancelled`
+ *   for its request interrupts the handler (nothing is written then). stdio has no per-request
+ *   channel, so a request's own `onRequest` option is not used.
+ * - `sessionNotifications`: a subscription to the notifications that belong to no request in
+ *   flight (the legacy session's list changes and resource updates); the stream fails with
+ *   `TransportError` `"Closed"` when the transport closes.
+ *
+ * Lines that are not JSON, and responses to unknown ids, are logged and skipped, never fatal.
  *
  * @since 0.1.0
  * @category models
@@ -296,6 +309,12 @@ export interface SpawnOptions {
 export interface StdioClientTransport extends ClientTransport {
   /** The process id of the child. */
   readonly pid: number
+  readonly setRequestHandler: (handler: RequestHandler | undefined) => Effect.Effect<void>
+  readonly sessionNotifications: Effect.Effect<
+    Stream.Stream<JsonRpc.Notification, TransportError>,
+    TransportError,
+    Scope.Scope
+  >
 }
 
 const CommandExecutorLive = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))

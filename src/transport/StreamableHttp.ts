@@ -341,11 +341,25 @@ export interface FetchClientOptions extends ClientOptions {
  *
  * Responses: `application/json` → the JSON-RPC response; `text/event-stream` → parsed with
  * `@effect/experimental/Sse`, notifications go to `onNotification`, the response with this id (or
- * an id-less error) ends it; server→client requests on the stream are logged and ignored. An
- * error body on any status is the answer (EC-28: `id` null, absent or foreign ⇒ given this
- * request's id). Fails with `TransportError`: `Http` (network failure, non-2xx without a JSON-RPC
- * error body; `status` set), `Protocol` (2xx without a response, SSE ended early, oversized
- * message), `Closed` (after `close`).
+ * an id-less error) ends it. An error body on any status is the answer (EC-28: `id` null, absent
+ * or foreign ⇒ given this request's id). Fails with `TransportError`: `Http` (network failure,
+ * non-2xx without a JSON-RPC error body; `status` set), `Protocol` (2xx without a response, SSE
+ * ended early, oversized message), `Closed` (after `close`).
+ *
+ * Server→client requests (legacy sessions, protocol.md §24.4) on a request's SSE stream are
+ * answered by that request's `onRequest`, else by the handler installed with
+ * `setRequestHandler`, else the default (`ping` → `{}`, anything else -32601), each in its own
+ * fiber (the stream is read on meanwhile); the JSON-RPC response is POSTed with the session's
+ * `Mcp-Session-Id` and `MCP-Protocol-Version`. The server's `notifications/cancelled` for its
+ * request interrupts the answer.
+ *
+ * `sessionNotifications` (legacy): opens the session's standalone stream (GET with
+ * `Accept: text/event-stream` and the session headers) and yields its notifications; requests on
+ * it are answered as above. One GET serves every subscriber (a second GET would end the first on
+ * our server: each message goes to one stream); it is closed when the last subscriber leaves.
+ * Fails with `TransportError` `Protocol` before `initialize`, `Http` (with `status`, e.g. `405`)
+ * when the server does not offer the stream. When the server ends the stream, subscribers' streams
+ * end; there is no automatic reconnection or `Last-Event-ID` resumption.
  *
  * `notify`: any 2xx is accepted without reading the body (EC-14); a refusal is logged, not
  * failed. `close` (also run when the `Scope` closes): DELETE of the legacy session, best effort.

@@ -1,0 +1,146 @@
+/**
+ * One hot loop of our library, for profiling (the benchmark proper is run.ts):
+ *
+ *   node --cpu-prof --cpu-prof-dir bench/out/profiles/hot --import tsx bench/hot.ts <target> [seconds]
+ *   BENCH_PROFILE=1 …   also profiles the server process the `stdio` / `read` / `http` targets spawn
+ *
+ * Targets: `handle` (McpServer.handleMessage, modern tools/call), `inprocess` (McpClient over
+ * InProcess), `stdio` (our client → our stdio server, sequential), `stdio-raw` (raw client → our
+ * stdio server, 32 in flight), `read` (raw client → 1 MiB resources/read), `http` (modern and
+ * legacy tools/call against our HTTP server, 1 connection each). Summarise with bench/profile.ts.
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import { McpClient, McpServer } from "presa-mcp"
+import * as InProcess from "presa-mcp/transport/InProcess"
+import * as Stdio from "presa-mcp/transport/Stdio"
+import { effectBounded } from "./lib/effectLoop.js"
+import {
+  expectResult,
+  handshake,
+  LineClient,
+  paramsJson,
+  runBounded,
+  serverCommand,
+  startHttpServer,
+  stopChild
+} from "./lib/harness.js"
+import { makeServer } from "./lib/ours.js"
+import { BLOB_URI, ECHO_TEXT, LEGACY, MODERN, MODERN_META } from "./lib/shared.js"
+
+const target = process.argv[2] ?? ""
+const seconds = Number(process.argv[3] ?? 5)
+const bounds = { maxMs: seconds * 1000, maxCount: 10_000_000 }
+const call = { name: "echo", arguments: { text: ECHO_TEXT } }
+
+const report = (what: string, t: { readonly count: number; readonly perSecond: number }) =>
+  console.log(`${what}: ${t.count} calls, ${t.perSecond.toFixed(0)}/s`)
+
+const targets: Record<string, () => Promise<void>> = {
+  handle: async () => {
+    const t = await Effect.runPromise(Effect.gen(function*() {
+      const server = yield* makeServer()
+      const session = yield* McpServer.makeSession
+      let id = 0
+      return yield* effectBounded(
+        Effect.suspend(() =>
+          McpServer.handleMessage(server, {
+            jsonrpc: "2.0",
+            id: ++id,
+            method: "tools/call",
+            params: { ...call, _meta: MODERN_META }
+          }, { session })
+        ),
+        1,
+        bounds
+      )
+    }))
+    report("handleMessage", t)
+  },
+  inprocess: async () => {
+    const t = await Effect.runPromise(Effect.gen(function*() {
+      const client = yield* McpClient.connect(yield* InProcess.client(yield* makeServer()))
+      return yield* effectBounded(client.callTool("echo", { text: ECHO_TEXT }), 1, bounds)
+    }))
+    report("in-process callTool", t)
+  },
+  stdio: async () => {
+    const scope = Effect.runSync(Scope.make())
+    const { args, command } = serverCommand("ours-stdio.ts", [], "hot-stdio-server")
+    const t = await Effect.runPromise(
+      Effect.gen(function*() {
+        const transport = yield* Stdio.spawn({ command, args, stderr: () => Effect.void })
+        const client = yield* McpClient.connect(transport)
+        return yield* effectBounded(client.callTool("echo", { text: ECHO_TEXT }), 1, bounds)
+      }).pipe(Scope.extend(scope))
+    )
+    report("stdio callTool (ours → ours)", t)
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  },
+  "stdio-raw": async () => {
+    const client = new LineClient("ours-stdio.ts", [], "hot-stdio-raw-server")
+    await handshake(client, "modern")
+    const params = paramsJson("modern", call)
+    const t = await runBounded(
+      async () => expectResult(await client.requestRaw("tools/call", params), "tools/call"),
+      32,
+      bounds
+    )
+    report("stdio raw tools/call ×32", t)
+    await client.close()
+  },
+  read: async () => {
+    const client = new LineClient("ours-stdio.ts", ["--blob-bytes", String(1024 * 1024)], "hot-read-server")
+    await handshake(client, "modern")
+    const params = paramsJson("modern", { uri: BLOB_URI })
+    const t = await runBounded(
+      async () => expectResult(await client.requestRaw("resources/read", params), "resources/read"),
+      1,
+      bounds
+    )
+    report("stdio resources/read 1 MiB", t)
+    await client.close()
+  },
+  http: async () => {
+    const { child, url } = await startHttpServer("ours-http.ts")
+    const base = { accept: "application/json, text/event-stream", "content-type": "application/json" }
+    const post = (headers: Record<string, string>, body: unknown) =>
+      fetch(url, { method: "POST", headers, body: JSON.stringify(body) }).then(async (r) => ({
+        status: r.status,
+        session: r.headers.get("mcp-session-id"),
+        text: await r.text()
+      }))
+    const modernHeaders = { ...base, "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "echo" }
+    const modern = await runBounded(
+      () =>
+        post(modernHeaders, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...call, _meta: MODERN_META } }),
+      1,
+      { maxMs: bounds.maxMs / 2, maxCount: bounds.maxCount }
+    )
+    report("http modern tools/call (fetch)", modern)
+    const init = await post(base, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "hot", version: "0" } }
+    })
+    const headers = { ...base, "mcp-protocol-version": LEGACY, "mcp-session-id": init.session ?? "" }
+    await post(headers, { jsonrpc: "2.0", method: "notifications/initialized" })
+    let id = 0
+    const legacy = await runBounded(
+      () => post(headers, { jsonrpc: "2.0", id: ++id, method: "tools/call", params: call }),
+      1,
+      { maxMs: bounds.maxMs / 2, maxCount: bounds.maxCount }
+    )
+    report("http legacy tools/call (fetch)", legacy)
+    await stopChild(child)
+  }
+}
+
+const run = targets[target]
+if (run === undefined) {
+  console.error(`usage: hot.ts <${Object.keys(targets).join("|")}> [seconds]`)
+  process.exit(2)
+}
+await run()

@@ -1,0 +1,48 @@
+/** The benchmark server built with our library (the same definitions in every suite). */
+import type * as Effect from "effect/Effect"
+import { McpServer, Resource, Tool } from "presa-mcp"
+import {
+  BLOB_MIME,
+  BLOB_URI,
+  ECHO_INPUT_SCHEMA,
+  makeBlob,
+  type ServerArgs,
+  toolDescription,
+  toolName
+} from "./shared.js"
+
+const echoHandler = (args: { readonly [key: string]: unknown }): string =>
+  typeof args.text === "string" ? args.text : ""
+
+export const makeServer = (
+  args: ServerArgs = { tools: 0, pageSize: undefined, blobBytes: 0 }
+): Effect.Effect<McpServer.McpServer, McpServer.DefinitionError> => {
+  const tools: Array<Tool.Tool> = [
+    Tool.make({
+      name: "echo",
+      description: "Echoes the text back",
+      inputSchema: ECHO_INPUT_SCHEMA,
+      handler: echoHandler
+    })
+  ]
+  for (let i = 0; i < args.tools; i++) {
+    tools.push(Tool.make({
+      name: toolName(i),
+      description: toolDescription(i),
+      inputSchema: ECHO_INPUT_SCHEMA,
+      handler: echoHandler
+    }))
+  }
+  const resources: Array<Resource.Resource> = []
+  if (args.blobBytes > 0) {
+    const blob = makeBlob(args.blobBytes)
+    resources.push(Resource.make({ uri: BLOB_URI, name: "blob", mimeType: BLOB_MIME, handler: () => blob }))
+  }
+  return McpServer.make({
+    name: "presa-bench",
+    version: "0.0.0",
+    tools,
+    resources,
+    ...(args.pageSize === undefined ? {} : { pageSize: args.pageSize })
+  })
+}

@@ -1,0 +1,78 @@
+/**
+ * start: cold start to the first `tools/call` result on stdio — spawn the server process
+ * (`node --import tsx <server>.ts`), write the request(s) at once, stop the clock at the answer.
+ * Ours and SDK v2 get one 2026-07-28 `tools/call`; SDK v1 gets `initialize`,
+ * `notifications/initialized` and `tools/call` in one write. Median of 5, the servers alternating.
+ * Every server is TypeScript run through the tsx loader (ours also compiles the library's own
+ * TypeScript sources, which is how the package is consumed today; tsx caches transforms on disk).
+ */
+import {
+  type Era,
+  expectResult,
+  LineClient,
+  median,
+  paramsJson,
+  progress,
+  type Row,
+  row,
+  withTimeout
+} from "../lib/harness.js"
+import { ECHO_TEXT, LEGACY } from "../lib/shared.js"
+
+const RUNS = 5
+
+const SERVERS = [
+  { name: "ours", script: "ours-stdio.ts", era: "modern" },
+  { name: "sdk-v2", script: "sdk-v2-stdio.ts", era: "modern" },
+  { name: "sdk-v1", script: "sdk-v1-stdio.ts", era: "legacy" }
+] as const satisfies ReadonlyArray<{ readonly name: string; readonly script: string; readonly era: Era }>
+
+const once = async (script: string, era: Era, label: string): Promise<number> => {
+  const t0 = performance.now()
+  const client = new LineClient(script, [], label)
+  try {
+    if (era === "legacy") {
+      void client.requestRaw(
+        "initialize",
+        JSON.stringify({ protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "presa-bench", version: "0" } })
+      )
+      client.notify("notifications/initialized")
+    }
+    const response = await withTimeout(
+      client.requestRaw("tools/call", paramsJson(era, { name: "echo", arguments: { text: ECHO_TEXT } })),
+      20_000,
+      `${label} first tools/call`
+    )
+    const ms = performance.now() - t0
+    expectResult(response, `${label} tools/call`)
+    return ms
+  } finally {
+    await client.close()
+  }
+}
+
+export const run = async (): Promise<Array<Row>> => {
+  const times = new Map<string, Array<number>>(SERVERS.map((s) => [s.name, []]))
+  // one untimed start each: fills tsx's transform cache like any second start would find it
+  for (const s of SERVERS) await once(s.script, s.era, `start-${s.name}`)
+  for (let i = 0; i < RUNS; i++) {
+    const order = i % 2 === 0 ? SERVERS : [...SERVERS].reverse()
+    for (const s of order) times.get(s.name)?.push(await once(s.script, s.era, `start-${s.name}`))
+  }
+  for (const [name, ts] of times) progress(`start: ${name} ${ts.map((t) => t.toFixed(0)).join(" / ")} ms`)
+  const of = (name: string): Array<number> => times.get(name) ?? []
+  return (["sdk-v2", "sdk-v1"] as const).map((official) =>
+    row({
+      suite: "start",
+      figure: "cold start to first tools/call result (median of 5)",
+      unit: "ms",
+      better: "lower",
+      ours: median(of("ours")),
+      official: median(of(official)),
+      officialName: official,
+      note: "node --import tsx, stdio; v1 includes initialize",
+      oursRounds: of("ours"),
+      officialRounds: of(official)
+    })
+  )
+}

@@ -1,0 +1,633 @@
+/**
+ * The client: era detection, calls with MRTR rounds, progress/log routing, listen streams and
+ * the result cache. Documented on `McpClient`.
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HashMap from "effect/HashMap"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../JsonRpc.js"
+import type { CallError, CallOptions, Info, ListenFilter, McpClient, Options, Subscription } from "../McpClient.js"
+import * as McpSchema from "../McpSchema.js"
+import * as Skill from "../Skill.js"
+import type { ClientTransport, RequestOptions } from "../Transport.js"
+import * as Cache from "./clientCache.js"
+import { ClientError } from "./clientError.js"
+import * as ClientInput from "./clientInput.js"
+import { makeRouter } from "./clientRouting.js"
+
+const decode = <A, I>(schema: Schema.Schema<A, I>, method: string) => (result: JsonRpc.JsonObject) =>
+  Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(result).pipe(
+    Effect.mapError((cause) =>
+      new ClientError({ reason: "InvalidResult", message: `invalid ${method} result: ${cause.message}`, cause })
+    )
+  )
+
+const modernVersions = (vs: ReadonlyArray<string>) => vs.filter(McpSchema.isModernVersion)
+const legacyVersions = (vs: ReadonlyArray<string>) => vs.filter((v) => !McpSchema.isModernVersion(v))
+
+const MAX_PAGES = 1000
+const DEFAULT_MAX_INPUT_ROUNDS = 10
+
+const ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+const LIST_CHANGED = {
+  tools: "notifications/tools/list_changed",
+  prompts: "notifications/prompts/list_changed",
+  resources: "notifications/resources/list_changed"
+} as const
+const RESOURCE_UPDATED = "notifications/resources/updated"
+
+const mcpErrorOf = (error: JsonRpc.ErrorObject): JsonRpc.McpError =>
+  new JsonRpc.McpError(
+    error.data === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, data: error.data }
+  )
+
+/** The wire form of a filter: only the keys asked for. */
+const filterToWire = (filter: ListenFilter): JsonRpc.JsonObject => ({
+  ...(filter.toolsListChanged === true ? { toolsListChanged: true } : {}),
+  ...(filter.promptsListChanged === true ? { promptsListChanged: true } : {}),
+  ...(filter.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
+  ...(filter.resourceSubscriptions === undefined ? {} : { resourceSubscriptions: filter.resourceSubscriptions })
+})
+
+/** Reads an acknowledged filter leniently (unknown keys and wrong types are dropped). */
+const filterFromWire = (u: unknown): ListenFilter => {
+  if (!JsonRpc.isObject(u)) return {}
+  const uris = Array.isArray(u.resourceSubscriptions)
+    ? u.resourceSubscriptions.filter((x): x is string => typeof x === "string")
+    : undefined
+  return {
+    ...(u.toolsListChanged === true ? { toolsListChanged: true } : {}),
+    ...(u.promptsListChanged === true ? { promptsListChanged: true } : {}),
+    ...(u.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
+    ...(uris === undefined ? {} : { resourceSubscriptions: uris })
+  }
+}
+
+/** Does a change notification match a filter? */
+const wanted = (filter: ListenFilter, n: JsonRpc.Notification): boolean => {
+  switch (n.method) {
+    case LIST_CHANGED.tools:
+      return filter.toolsListChanged === true
+    case LIST_CHANGED.prompts:
+      return filter.promptsListChanged === true
+    case LIST_CHANGED.resources:
+      return filter.resourcesListChanged === true
+    case RESOURCE_UPDATED: {
+      const uri = n.params?.uri
+      return typeof uri === "string" && (filter.resourceSubscriptions ?? []).includes(uri)
+    }
+    default:
+      return false
+  }
+}
+
+const subscriptionIdOf = (n: JsonRpc.Notification): unknown => {
+  const meta = n.params?._meta
+  return JsonRpc.isObject(meta) ? meta[McpSchema.MetaKey.subscriptionId] : undefined
+}
+
+export const connect = (
+  transport: ClientTransport,
+  options: Options = {}
+): Effect.Effect<McpClient, CallError> =>
+  Effect.gen(function*() {
+    const nextId = yield* Ref.make(0)
+    const nextToken = yield* Ref.make(0)
+    const allowed = McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v))
+    const clientInfo: McpSchema.Implementation = {
+      name: options.name ?? "presa-mcp-client",
+      version: options.version ?? "0.1.0"
+    }
+    const handlers: ClientInput.Handlers = options
+    const capabilities = ClientInput.capabilities(handlers, options.capabilities ?? {})
+    const timeout = Duration.decode(options.requestTimeout ?? "60 seconds")
+    const maxInputRounds = Math.max(0, Math.floor(options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS))
+    const cache = options.cache === true ? yield* Cache.make : undefined
+    const answerServer = ClientInput.requestHandler(handlers)
+    if (transport.setRequestHandler !== undefined) yield* transport.setRequestHandler(answerServer)
+
+    const newId = Ref.getAndUpdate(nextId, (n) => n + 1)
+
+    /** One request on the wire: its raw result (any `resultType`), or the peer's error as `McpError`. */
+    const exchange = (
+      id: JsonRpc.RequestId,
+      method: string,
+      params: JsonRpc.JsonObject | undefined,
+      requestOptions: RequestOptions | undefined,
+      deadline: Duration.Duration
+    ): Effect.Effect<JsonRpc.JsonObject, CallError> =>
+      Effect.gen(function*() {
+        const sent = transport.request(JsonRpc.request(id, method, params), {
+          onNotification: requestOptions?.onNotification,
+          onRequest: requestOptions?.onRequest ?? answerServer
+        })
+        const response = yield* Duration.isFinite(deadline)
+          ? sent.pipe(
+            Effect.timeoutFail({
+              duration: deadline,
+              onTimeout: () => new ClientError({ reason: "Timeout", message: `${method} timed out` })
+            })
+          )
+          : sent
+        if (JsonRpc.isErrorResponse(response)) return yield* mcpErrorOf(response.error)
+        return response.result
+      })
+
+    const checkComplete = (method: string) => (result: JsonRpc.JsonObject) => {
+      const resultType = result.resultType
+      return resultType === undefined || resultType === "complete"
+        ? Effect.succeed(result)
+        : Effect.fail(
+          new ClientError({
+            reason: "InvalidResult",
+            message: `${method}: unsupported resultType ${JSON.stringify(resultType)}`
+          })
+        )
+    }
+
+    /** A single request whose result must be final (the probe, the handshake). */
+    const send = (
+      method: string,
+      params: JsonRpc.JsonObject | undefined,
+      deadline: Duration.Duration = timeout
+    ): Effect.Effect<JsonRpc.JsonObject, CallError> =>
+      Effect.flatMap(newId, (id) => exchange(id, method, params, undefined, deadline)).pipe(
+        Effect.flatMap(checkComplete(method))
+      )
+
+    const modernMeta = (version: string): JsonRpc.JsonObject => ({
+      [McpSchema.MetaKey.protocolVersion]: version,
+      [McpSchema.MetaKey.clientCapabilities]: capabilities,
+      [McpSchema.MetaKey.clientInfo]: clientInfo
+    })
+
+    // --- era detection (protocol.md §1.2) ---
+    const probe = (version: string, attempt: number): Effect.Effect<Info | undefined, CallError> =>
+      send(
+        McpSchema.Method.discover,
+        { _meta: modernMeta(version) },
+        Duration.decode(options.probeTimeout ?? "3 seconds")
+      ).pipe(
+        Effect.flatMap(decode(McpSchema.DiscoverResult, McpSchema.Method.discover)),
+        Effect.flatMap((result) => {
+          const shared = modernVersions(allowed).find((v) => result.supportedVersions.includes(v))
+          if (shared === undefined) {
+            return legacyVersions(result.supportedVersions).some((v) =>
+                allowed.includes(v as McpSchema.ProtocolVersion)
+              )
+              ? Effect.succeed(undefined)
+              : Effect.fail(
+                new ClientError({
+                  reason: "NoCommonVersion",
+                  message: `server supports ${result.supportedVersions.join(", ")}`
+                })
+              )
+          }
+          const serverInfo = result._meta !== undefined && JsonRpc.isObject(result._meta)
+            ? Schema.decodeUnknownOption(McpSchema.Implementation)(result._meta[McpSchema.MetaKey.serverInfo])
+            : undefined
+          const info: Info = {
+            era: "modern",
+            protocolVersion: shared,
+            serverInfo: serverInfo !== undefined && serverInfo._tag === "Some" ? serverInfo.value : undefined,
+            capabilities: result.capabilities,
+            instructions: result.instructions,
+            supportedVersions: result.supportedVersions
+          }
+          return shared === version ? Effect.succeed(info) : attempt > 0 ? Effect.succeed(info) : probe(shared, 1)
+        }),
+        Effect.catchAll((e): Effect.Effect<Info | undefined, CallError> => {
+          if (e._tag === "McpError" && e.code === JsonRpc.ErrorCode.UnsupportedProtocolVersion && attempt === 0) {
+            const supported = JsonRpc.isObject(e.data) && Array.isArray(e.data.supported) ? e.data.supported : []
+            const next = modernVersions(allowed).find((v) => supported.includes(v))
+            if (next !== undefined) return probe(next, 1)
+            return Effect.succeed(undefined)
+          }
+          if (e._tag === "ClientError" && e.reason === "NoCommonVersion") return Effect.fail(e)
+          return Effect.succeed(undefined)
+        })
+      )
+
+    const handshake = Effect.gen(function*() {
+      const offer = legacyVersions(allowed)[0]
+      if (offer === undefined) {
+        return yield* new ClientError({
+          reason: "NoCommonVersion",
+          message: "the server does not speak a modern version this client allows"
+        })
+      }
+      const result = yield* send(McpSchema.Method.initialize, {
+        protocolVersion: offer,
+        capabilities,
+        clientInfo
+      }).pipe(Effect.flatMap(decode(McpSchema.InitializeResult, McpSchema.Method.initialize)))
+      if (!allowed.some((v) => v === result.protocolVersion)) {
+        return yield* new ClientError({
+          reason: "NoCommonVersion",
+          message: `server offered protocol version ${result.protocolVersion}`
+        })
+      }
+      yield* transport.notify(JsonRpc.notification(McpSchema.Method.initialized))
+      const info: Info = {
+        era: "legacy",
+        protocolVersion: result.protocolVersion,
+        serverInfo: result.serverInfo,
+        capabilities: result.capabilities,
+        instructions: result.instructions,
+        supportedVersions: [result.protocolVersion]
+      }
+      return info
+    })
+
+    const modern = modernVersions(allowed)[0]
+    const probed = modern === undefined ? undefined : yield* probe(modern, 0)
+    const info = probed ?? (yield* handshake)
+    const isModern = info.era === "modern"
+
+    // --- calls: _meta, progress/log hooks, MRTR rounds (protocol.md §15), cache (§13) ---
+
+    /** The first round's params: the caller's, plus `_meta` (modern keys, progress token, log level). */
+    const firstParams = (
+      params: JsonRpc.JsonObject | undefined,
+      callOptions: CallOptions
+    ): Effect.Effect<
+      { readonly params: JsonRpc.JsonObject | undefined; readonly token: JsonRpc.RequestId | undefined }
+    > =>
+      Effect.gen(function*() {
+        const own = params !== undefined && JsonRpc.isObject(params._meta) ? params._meta : {}
+        const ownToken = own[McpSchema.MetaKey.progressToken]
+        const token = callOptions.onProgress === undefined
+          ? (JsonRpc.isRequestId(ownToken) ? ownToken : undefined)
+          : callOptions.progressToken ??
+            (JsonRpc.isRequestId(ownToken) ? ownToken : yield* Ref.getAndUpdate(nextToken, (n) => n + 1))
+        const meta: JsonRpc.JsonObject = {
+          ...own,
+          ...(token === undefined ? {} : { [McpSchema.MetaKey.progressToken]: token }),
+          ...(isModern && callOptions.onLog !== undefined && callOptions.logLevel !== undefined
+            ? { [McpSchema.MetaKey.logLevel]: callOptions.logLevel }
+            : {}),
+          ...(isModern ? modernMeta(info.protocolVersion) : {})
+        }
+        return {
+          params: Object.keys(meta).length === 0 ? params : { ...params, _meta: meta },
+          token
+        }
+      })
+
+    /** Sends `method` until its result is final, answering `input_required` rounds. */
+    const rounds = (
+      method: string,
+      params: JsonRpc.JsonObject | undefined,
+      token: JsonRpc.RequestId | undefined,
+      callOptions: CallOptions
+    ): Effect.Effect<{ readonly result: JsonRpc.JsonObject; readonly usedInput: boolean }, CallError> =>
+      Effect.gen(function*() {
+        let inputResponses: JsonRpc.JsonObject | undefined = undefined
+        let requestState: string | undefined = undefined
+        for (let round = 0;; round++) {
+          const retry: JsonRpc.JsonObject | undefined = round === 0 ? params : {
+            ...params,
+            ...(inputResponses === undefined ? {} : { inputResponses }),
+            ...(requestState === undefined ? {} : { requestState })
+          }
+          const onNotification = yield* makeRouter(token, callOptions)
+          const result = yield* exchange(yield* newId, method, retry, {
+            onNotification,
+            onRequest: callOptions.onRequest
+          }, timeout)
+          const resultType = result.resultType
+          if (resultType === undefined || resultType === "complete") return { result, usedInput: round > 0 }
+          if (resultType !== "input_required") {
+            return yield* new ClientError({
+              reason: "InvalidResult",
+              message: `${method}: unsupported resultType ${JSON.stringify(resultType)}`
+            })
+          }
+          const asked = ClientInput.parseInputRequired(result)
+          if (asked === undefined) {
+            return yield* new ClientError({
+              reason: "InvalidResult",
+              message: `${method}: an input_required result needs inputRequests or requestState`
+            })
+          }
+          if (round + 1 > maxInputRounds) {
+            return yield* new ClientError({
+              reason: "InputRounds",
+              message: `${method}: the server asked for input more than ${maxInputRounds} times`
+            })
+          }
+          inputResponses = asked.inputRequests === undefined
+            ? undefined
+            : yield* ClientInput.fulfil(handlers, asked.inputRequests).pipe(
+              Effect.mapError((problem) =>
+                new ClientError({ reason: "Input", message: `${method}: ${problem.message}`, cause: problem.cause })
+              )
+            )
+          requestState = asked.requestState
+        }
+      })
+
+    const call = (
+      method: string,
+      params: JsonRpc.JsonObject | undefined,
+      callOptions: CallOptions = {}
+    ): Effect.Effect<JsonRpc.JsonObject, CallError> =>
+      Effect.gen(function*() {
+        const first = yield* firstParams(params, callOptions)
+        const cached = cache !== undefined && Cache.CACHEABLE.has(method) ? cache : undefined
+        if (cached !== undefined) {
+          const hit = yield* cached.lookup(method, first.params)
+          if (Option.isSome(hit)) return hit.value
+        }
+        const generation = cached === undefined ? undefined : yield* cached.generation(method, first.params)
+        const outcome = yield* rounds(method, first.params, first.token, callOptions).pipe(
+          Effect.tapError((e) =>
+            cache !== undefined && e._tag === "McpError" && e.code === JsonRpc.ErrorCode.InvalidParams &&
+              Cache.LISTS.has(method) && typeof params?.cursor === "string"
+              ? cache.dropList(method)
+              : Effect.void
+          )
+        )
+        if (cached !== undefined && generation !== undefined && !outcome.usedInput) {
+          const ttl = isModern ? Cache.ttlOf(outcome.result) : Math.max(0, options.legacyTtlMs ?? 0)
+          yield* cached.store(method, first.params, outcome.result, ttl, generation)
+        }
+        return outcome.result
+      })
+
+    const listPage = <A, I>(method: string, schema: Schema.Schema<A, I>) => (cursor?: string) =>
+      call(method, cursor === undefined ? undefined : { cursor }).pipe(Effect.flatMap(decode(schema, method)))
+
+    const listAll = <
+      K extends string,
+      T,
+      A extends { readonly nextCursor?: string | undefined } & Record<K, ReadonlyArray<T>>
+    >(
+      one: (cursor?: string) => Effect.Effect<A, CallError>,
+      key: K
+    ): Effect.Effect<ReadonlyArray<T>, CallError> =>
+      Effect.gen(function*() {
+        const out: Array<T> = []
+        let cursor: string | undefined = undefined
+        for (let i = 0; i < MAX_PAGES; i++) {
+          const page: A = yield* one(cursor)
+          out.push(...page[key])
+          if (page.nextCursor === undefined) return out
+          cursor = page.nextCursor
+        }
+        return out
+      })
+
+    const listTools = listPage(McpSchema.Method.toolsList, McpSchema.ListToolsResult)
+    const listResources = listPage(McpSchema.Method.resourcesList, McpSchema.ListResourcesResult)
+    const listResourceTemplates = listPage(
+      McpSchema.Method.resourcesTemplatesList,
+      McpSchema.ListResourceTemplatesResult
+    )
+    const listPrompts = listPage(McpSchema.Method.promptsList, McpSchema.ListPromptsResult)
+
+    // --- listen (protocol.md §14; legacy §24.5) ---
+
+    const invalidate = (n: JsonRpc.Notification): Effect.Effect<void> =>
+      cache === undefined ? Effect.void : cache.invalidate(n)
+
+    const listenModern = (filter: ListenFilter): Effect.Effect<Subscription, CallError, Scope.Scope> =>
+      Effect.gen(function*() {
+        const id = yield* newId
+        const sid = String(id)
+        const mailbox = yield* Mailbox.make<JsonRpc.Notification, CallError>()
+        // closing the Scope also ends the stream for a consumer running elsewhere
+        yield* Effect.addFinalizer(() => mailbox.end)
+        const ack = yield* Deferred.make<ListenFilter, CallError>()
+        const cancelledByServer = yield* Deferred.make<void>()
+        const onNotification = (n: JsonRpc.Notification): Effect.Effect<void> =>
+          Effect.gen(function*() {
+            if (n.method === McpSchema.Method.cancelled) {
+              // The server tore the subscription down (protocol.md §14 [tension]): a clean end.
+              const requestId = n.params?.requestId
+              if (requestId !== undefined && String(requestId) === sid) {
+                yield* Deferred.succeed(cancelledByServer, undefined)
+              }
+              return
+            }
+            const tag = subscriptionIdOf(n)
+            if (tag === undefined || String(tag) !== sid) {
+              return yield* Effect.logDebug(`ignored ${n.method} on listen ${sid}: not tagged with its subscriptionId`)
+            }
+            if (n.method === ACKNOWLEDGED) {
+              yield* Deferred.succeed(ack, filterFromWire(n.params?.notifications))
+              return
+            }
+            yield* invalidate(n)
+            yield* mailbox.offer(n)
+          })
+        const params: JsonRpc.JsonObject = {
+          notifications: filterToWire(filter),
+          _meta: modernMeta(info.protocolVersion)
+        }
+        const ended = (exit: Exit.Exit<JsonRpc.JsonObject, CallError>): Effect.Effect<void> =>
+          Exit.match(exit, {
+            onSuccess: (result) => {
+              const resultType = result.resultType
+              const bad = resultType !== undefined && resultType !== "complete"
+                ? new ClientError({
+                  reason: "InvalidResult",
+                  message: `subscriptions/listen: unsupported resultType ${JSON.stringify(resultType)}`
+                })
+                : undefined
+              return Effect.zipRight(
+                bad === undefined ? mailbox.end : mailbox.fail(bad),
+                Deferred.fail(
+                  ack,
+                  bad ?? new ClientError({
+                    reason: "InvalidResult",
+                    message: "subscriptions/listen ended before it was acknowledged"
+                  })
+                )
+              ).pipe(Effect.asVoid)
+            },
+            onFailure: (cause) =>
+              Effect.zipRight(mailbox.failCause(cause), Deferred.failCause(ack, cause)).pipe(Effect.asVoid)
+          })
+        yield* exchange(id, McpSchema.Method.subscriptionsListen, params, { onNotification }, Duration.infinity).pipe(
+          Effect.raceFirst(Effect.as(Deferred.await(cancelledByServer), {})),
+          Effect.exit,
+          Effect.flatMap(ended),
+          Effect.interruptible,
+          Effect.forkScoped
+        )
+        const acknowledged = yield* Deferred.await(ack).pipe(
+          Effect.timeoutFail({
+            duration: timeout,
+            onTimeout: () =>
+              new ClientError({ reason: "Timeout", message: "subscriptions/listen was not acknowledged" })
+          })
+        )
+        return { acknowledged, notifications: Mailbox.toStream(mailbox) }
+      })
+
+    // Legacy `resources/subscribe` is per session: count the listens that name each URI.
+    const subscribedUris = yield* Ref.make(HashMap.empty<string, number>())
+    const uriLock = yield* Effect.makeSemaphore(1)
+    const subscribeUri = (uri: string): Effect.Effect<void, CallError, Scope.Scope> =>
+      Effect.acquireRelease(
+        uriLock.withPermits(1)(Effect.gen(function*() {
+          const n = Option.getOrElse(HashMap.get(yield* Ref.get(subscribedUris), uri), () => 0)
+          if (n === 0) yield* call(McpSchema.Method.resourcesSubscribe, { uri })
+          yield* Ref.update(subscribedUris, (m) => HashMap.set(m, uri, n + 1))
+        })),
+        () =>
+          uriLock.withPermits(1)(Effect.gen(function*() {
+            const n = Option.getOrElse(HashMap.get(yield* Ref.get(subscribedUris), uri), () => 1)
+            yield* Ref.update(subscribedUris, (m) => n <= 1 ? HashMap.remove(m, uri) : HashMap.set(m, uri, n - 1))
+            if (n <= 1) {
+              yield* call(McpSchema.Method.resourcesUnsubscribe, { uri }).pipe(
+                Effect.catchAll((e) => Effect.logDebug(`resources/unsubscribe ${uri} failed: ${e.message}`))
+              )
+            }
+          }))
+      )
+
+    const listenLegacy = (filter: ListenFilter): Effect.Effect<Subscription, CallError, Scope.Scope> =>
+      Effect.gen(function*() {
+        if (transport.sessionNotifications === undefined) {
+          return yield* new ClientError({
+            reason: "Unsupported",
+            message: "this transport does not carry a legacy session's notifications"
+          })
+        }
+        const caps = info.capabilities
+        const acknowledged: ListenFilter = {
+          ...(filter.toolsListChanged === true && caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+          ...(filter.promptsListChanged === true && caps.prompts?.listChanged === true
+            ? { promptsListChanged: true }
+            : {}),
+          ...(filter.resourcesListChanged === true && caps.resources?.listChanged === true
+            ? { resourcesListChanged: true }
+            : {}),
+          ...(filter.resourceSubscriptions !== undefined && caps.resources?.subscribe === true
+            ? { resourceSubscriptions: filter.resourceSubscriptions }
+            : {})
+        }
+        const source = yield* transport.sessionNotifications
+        for (const uri of new Set(acknowledged.resourceSubscriptions ?? [])) yield* subscribeUri(uri)
+        const mailbox = yield* Mailbox.make<JsonRpc.Notification, CallError>()
+        yield* Effect.addFinalizer(() => mailbox.end)
+        yield* source.pipe(
+          Stream.filter((n) => wanted(acknowledged, n)),
+          Stream.runForEach((n) => Effect.zipRight(invalidate(n), mailbox.offer(n))),
+          Effect.exit,
+          Effect.flatMap((exit) => mailbox.done(exit)),
+          Effect.interruptible,
+          Effect.forkScoped
+        )
+        return { acknowledged, notifications: Mailbox.toStream(mailbox) }
+      })
+
+    // --- skills ---
+
+    const getSkill = (uri: string) =>
+      call(Skill.Method.get, { uri }).pipe(
+        Effect.flatMap(decode(Skill.GetSkillResult, Skill.Method.get)),
+        Effect.map((r) => r.skill)
+      )
+    const readOne = (uri: string) =>
+      call(McpSchema.Method.resourcesRead, { uri }).pipe(
+        Effect.flatMap(decode(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead)),
+        Effect.flatMap((r) =>
+          r.contents.length === 1 && r.contents[0] !== undefined
+            ? Effect.succeed(r.contents[0])
+            : Effect.fail(new ClientError({ reason: "InvalidResult", message: `${uri}: expected one contents item` }))
+        )
+      )
+    const contentOf = (uri: string, contents: McpSchema.ResourceContents) =>
+      Option.match(Skill.contentsBytes(contents), {
+        onNone: () =>
+          Effect.fail(new ClientError({ reason: "InvalidResult", message: `${uri}: contents are not valid base64` })),
+        onSome: (bytes) => Effect.succeed(bytes)
+      })
+
+    const client: McpClient = {
+      info,
+      request: (method, params, callOptions) => call(method, params, callOptions),
+      notify: (method, params) => transport.notify(JsonRpc.notification(method, params)),
+      listTools,
+      listAllTools: listAll(listTools, "tools"),
+      listResources,
+      listAllResources: listAll(listResources, "resources"),
+      listResourceTemplates,
+      listAllResourceTemplates: listAll(listResourceTemplates, "resourceTemplates"),
+      listPrompts,
+      listAllPrompts: listAll(listPrompts, "prompts"),
+      callTool: (name, args, callOptions) =>
+        call(McpSchema.Method.toolsCall, {
+          name,
+          arguments: args ?? {},
+          ...(callOptions?._meta === undefined ? {} : { _meta: callOptions._meta })
+        }, callOptions).pipe(Effect.flatMap(decode(McpSchema.CallToolResult, McpSchema.Method.toolsCall))),
+      readResource: (uri, callOptions) =>
+        call(McpSchema.Method.resourcesRead, { uri }, callOptions).pipe(
+          Effect.flatMap(decode(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead))
+        ),
+      getPrompt: (name, args, callOptions) =>
+        call(McpSchema.Method.promptsGet, args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
+          Effect.flatMap(decode(McpSchema.GetPromptResult, McpSchema.Method.promptsGet))
+        ),
+      complete: (ref, argument, value, context) =>
+        call(McpSchema.Method.complete, {
+          ref,
+          argument: { name: argument, value },
+          ...(context === undefined ? {} : { context: { arguments: context } })
+        }).pipe(
+          Effect.flatMap(decode(McpSchema.CompleteResult, McpSchema.Method.complete)),
+          Effect.map((r) => r.completion)
+        ),
+      listen: (filter) => isModern ? listenModern(filter) : listenLegacy(filter),
+      clearCache: cache === undefined ? Effect.void : cache.clear,
+      skillsSupported: info.capabilities.extensions !== undefined &&
+        JsonRpc.isObject(info.capabilities.extensions[Skill.EXTENSION_ID]),
+      listSkills: listAll(listPage(Skill.Method.list, Skill.ListSkillsResult), "skills"),
+      getSkill,
+      readSkill: (uri) =>
+        Effect.gen(function*() {
+          const entry = yield* getSkill(uri)
+          const contents = yield* readOne(uri)
+          const text = yield* Skill.verifySkillMd(entry, yield* contentOf(uri, contents))
+          return { entry, text }
+        }),
+      readSkillFile: (entry, uri) =>
+        Effect.gen(function*() {
+          if (entry.resources !== Skill.DYNAMIC_RESOURCES && !entry.resources.some((r) => r.uri === uri)) {
+            return yield* new Skill.SkillVerificationError({
+              reason: "unlisted",
+              uri,
+              message: `${uri} is not listed in the skill's entry`
+            })
+          }
+          const contents = yield* readOne(uri)
+          yield* Skill.verifyFile(entry, uri, yield* contentOf(uri, contents))
+          return contents
+        }),
+      readDirectory: (uri) =>
+        listAll(
+          (cursor?: string) =>
+            call(Skill.Method.directoryRead, cursor === undefined ? { uri } : { uri, cursor }).pipe(
+              Effect.flatMap(decode(Skill.ReadDirectoryResult, Skill.Method.directoryRead))
+            ),
+          "resources"
+        ),
+      close: transport.close
+    }
+    return client
+  })
