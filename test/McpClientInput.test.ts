@@ -6,7 +6,7 @@
  *   `inputResponses` and the exact `requestState` (only when one was sent); round cap; missing
  *   capability (-32021 from the server); missing handler; failing handler; URL mode.
  * - Legacy server→client requests: InProcess (`sendRequest`), stdio (a scripted legacy peer:
- *   our stdio server does not send requests yet) and Streamable HTTP (our server's legacy path).
+ *   and our own stdio server) and Streamable HTTP (our server's legacy path).
  * - Progress (`onProgress`: token 0, a string token, unknown tokens and non-increasing values
  *   dropped) and logs (`onLog` + `logLevel`).
  */
@@ -415,6 +415,21 @@ describe("McpClient input (legacy server→client requests)", () => {
       const client = yield* bounded(McpClient.connect(transport, { onElicit: accept("Pipe") }))
       assert.strictEqual(client.info.era, "modern")
       assert.strictEqual(Content.textOf(yield* bounded(client.callTool("ask"))), "hello {\"name\":\"Pipe\"}")
+    }))
+
+  it.scopedLive("stdio legacy: our stdio server sends elicitation/create on the pipe; the client's answer settles it", () =>
+    Effect.gen(function*() {
+      const transport = yield* Stdio.spawn({
+        command: process.execPath,
+        args: ["--import", "tsx", FIXTURE],
+        cwd: ROOT,
+        stderr: () => Effect.void
+      })
+      const client = yield* bounded(
+        McpClient.connect(transport, { versions: ["2025-11-25"], onElicit: accept("Legacy") })
+      )
+      assert.strictEqual(client.info.era, "legacy")
+      assert.strictEqual(Content.textOf(yield* bounded(client.callTool("ask"))), "hello {\"name\":\"Legacy\"}")
     }))
 
   const serveHttp = (options: McpClient.Options): Effect.Effect<McpClient.McpClient, unknown, Scope.Scope> =>

@@ -17,6 +17,7 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
 import * as McpServer from "../McpServer.js"
 import { TransportError } from "../Transport.js"
+import * as ServerRequests from "./serverRequests.js"
 import * as Frame from "./stdioFrame.js"
 
 /** Options of `serve` (documented on `Stdio.ServeOptions`). */
@@ -71,8 +72,13 @@ export const serve = <E, E2, R, R2>(
     yield* McpServer.sessionNotifications(server, session).pipe(Stream.runForEach(notify), Effect.forkScoped)
     yield* Effect.yieldNow()
 
+    // Legacy server→client requests (Input.* in a legacy session) go out as lines; the client's
+    // response lines settle them.
+    const pending = yield* ServerRequests.make
+    const sendRequest = ServerRequests.send(pending, write)
+
     const answer = (value: unknown): Effect.Effect<void> =>
-      McpServer.dispatch(server, value, { session, notify }).pipe(
+      McpServer.dispatch(server, value, { session, notify, sendRequest }).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (reply) => write(reply.message) }))
       )
 
@@ -138,7 +144,8 @@ export const serve = <E, E2, R, R2>(
         case "Invalid":
           return answer(value.value)
         case "Response":
-          return Effect.logDebug("ignored a response: this server sends no requests")
+          return Effect.flatMap(ServerRequests.resolve(pending, classified.message), (settled) =>
+            settled ? Effect.void : Effect.logDebug("ignored a response to no pending request"))
         case "Notification":
           return classified.message.method === McpSchema.Method.cancelled
             ? cancel(classified.message.params)
@@ -149,7 +156,9 @@ export const serve = <E, E2, R, R2>(
     }
 
     const reading = options.stdin.pipe(
-      Stream.mapError((cause) => new TransportError({ reason: "Closed", message: "reading stdin failed", cause })),
+      Stream.mapError((cause) =>
+        new TransportError({ reason: "Closed", message: "reading stdin failed", cause })
+      ),
       Frame.frames(maxLineBytes),
       Stream.runForEach(onFrame)
     )
