@@ -19,6 +19,8 @@ export * as JsonSchema from "./JsonSchema.js"
 /** @since 0.1.0 */
 export * as McpClient from "./McpClient.js"
 /** @since 0.1.0 */
+export * as McpProxy from "./McpProxy.js"
+/** @since 0.1.0 */
 export * as McpSchema from "./McpSchema.js"
 /** @since 0.1.0 */
 export * as McpServer from "./McpServer.js"

@@ -472,7 +472,7 @@ const routeWith = (
     case McpSchema.Method.subscriptionsListen:
       return caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
           caps.resources?.listChanged === true || caps.resources?.subscribe === true
-        ? listen(server, caps, request, ctx)
+        ? listen(server, caps, request, ctx, options.shutdown)
         : fail(McpError.methodNotFound(request.method), 404)
     case McpSchema.Method.resourcesSubscribe:
     case McpSchema.Method.resourcesUnsubscribe:

@@ -5,6 +5,7 @@
  * @internal
  */
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -26,7 +27,6 @@ export interface ServeOptions<E = never, E2 = never, R = never, R2 = never> {
   readonly stdout: Sink.Sink<unknown, Uint8Array, unknown, E2, R2>
   readonly maxLineBytes?: number | undefined
   readonly drainTimeout?: Duration.DurationInput | undefined
-  readonly shutdownServer?: boolean | undefined
 }
 
 /** Lines waiting for the writer; a slow reader of stdout applies backpressure beyond this. */
@@ -76,9 +76,12 @@ export const serve = <E, E2, R, R2>(
     // response lines settle them.
     const pending = yield* ServerRequests.make
     const sendRequest = ServerRequests.send(pending, write)
+    // Ends this pipe's open `subscriptions/listen` requests when stdin ends (other transports of
+    // the same server are not affected).
+    const stopped = yield* Deferred.make<void>()
 
     const answer = (value: unknown): Effect.Effect<void> =>
-      McpServer.dispatch(server, value, { session, notify, sendRequest }).pipe(
+      McpServer.dispatch(server, value, { session, notify, sendRequest, shutdown: stopped }).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (reply) => write(reply.message) }))
       )
 
@@ -167,7 +170,7 @@ export const serve = <E, E2, R, R2>(
     yield* Effect.raceFirst(reading, writerFailed)
 
     // stdin ended: drain, then interrupt what is left, then flush.
-    if (options.shutdownServer === true) yield* McpServer.shutdown(server)
+    yield* Deferred.succeed(stopped, undefined)
     const drained = yield* FiberMap.awaitEmpty(inflight).pipe(Effect.timeoutOption(drainTimeout))
     if (Option.isNone(drained)) {
       const left = yield* FiberMap.size(inflight)

@@ -43,7 +43,8 @@ export const listen = (
   server: Server,
   caps: McpSchema.ServerCapabilities,
   request: JsonRpc.Request,
-  ctx: RequestContextShape
+  ctx: RequestContextShape,
+  transportShutdown?: Deferred.Deferred<void>
 ): Effect.Effect<JsonRpc.JsonObject, Failure> =>
   Effect.gen(function*() {
     const { notifications: wanted } = yield* decodeParams(Filter, request.params ?? {})
@@ -81,7 +82,10 @@ export const listen = (
         Effect.flatMap((e) => wants(e) ? ctx.notify(toNotification(e, meta)) : Effect.void),
         Effect.forever
       )
-      yield* Effect.raceFirst(forward, Deferred.await(server.shutdown))
+      const stop = transportShutdown === undefined
+        ? Deferred.await(server.shutdown)
+        : Effect.raceFirst(Deferred.await(server.shutdown), Deferred.await(transportShutdown))
+      yield* Effect.raceFirst(forward, stop)
     }))
     return { _meta: meta }
   })

@@ -117,6 +117,11 @@ export interface DispatchOptions {
     | undefined
   /** The authenticated caller (HTTP with a token verifier). */
   readonly auth?: AuthInfo | undefined
+  /**
+   * Completed when the transport serving this request stops: its open `subscriptions/listen`
+   * requests end gracefully (with their result). `McpServer.shutdown` ends those of every transport.
+   */
+  readonly shutdown?: Deferred.Deferred<void> | undefined
 }
 
 /** A response and the HTTP status the spec gives it. */

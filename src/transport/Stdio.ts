@@ -51,10 +51,9 @@ import type { ClientTransport, RequestHandler, TransportError } from "../Transpo
  *   and answered with a -32600 error without `id`; serving continues.
  * - `drainTimeout`: `DurationInput`, default 5 seconds: after `stdin` ends, how long requests in
  *   flight may still run before they are interrupted (interrupted requests get no reply).
- * - `shutdownServer`: default false: when `stdin` ends, call `McpServer.shutdown(server)` first,
- *   so open `subscriptions/listen` requests end with their graceful result instead of running
- *   into `drainTimeout`. Server-wide: set it only when the server ends with this connection
- *   ({@link run} does).
+ *
+ * When `stdin` ends, this pipe's open `subscriptions/listen` requests end first with their
+ * graceful result (protocol.md §14); listens on other transports of the same server go on.
  *
  * @since 0.1.0
  * @category models
@@ -64,7 +63,6 @@ export interface ServeOptions<E = never, E2 = never, R = never, R2 = never> {
   readonly stdout: Sink.Sink<unknown, Uint8Array, unknown, E2, R2>
   readonly maxLineBytes?: number | undefined
   readonly drainTimeout?: Duration.DurationInput | undefined
-  readonly shutdownServer?: boolean | undefined
 }
 
 /**
@@ -166,7 +164,7 @@ export interface RunOptions {
 
 /**
  * Serves `server` on this process's stdin and stdout (`NodeStream.stdin`, `NodeSink.stdout`)
- * with {@link layerLogger} installed and `shutdownServer: true`, and returns once stdin has
+ * with {@link layerLogger} installed, and returns once stdin has
  * ended and every reply has been flushed. The process then exits by itself; run it with
  * `NodeRuntime.runMain` (as `bin/` and examples do), which also interrupts it on SIGINT/SIGTERM.
  *
@@ -198,8 +196,7 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
     stdin: NodeStream.stdin,
     stdout: NodeSink.stdout,
     maxLineBytes: options.maxLineBytes,
-    drainTimeout: options.drainTimeout,
-    shutdownServer: true
+    drainTimeout: options.drainTimeout
   }).pipe(
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
