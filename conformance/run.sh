@@ -21,8 +21,12 @@
 #   CONFORMANCE_CLIENT_CMD         client command; the suite appends the scenario server URL
 #                                  as the last argument and sets MCP_CONFORMANCE_SCENARIO,
 #                                  MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT.
-#                                  It is split on spaces (no quoting). Default:
-#                                  npx tsx <repo>/examples/conformance-client.ts
+#                                  It is split on spaces (no quoting). Default: the client
+#                                  bundled once per invocation with the repo's esbuild (the
+#                                  one tsx uses) into <results>/.client/conformance-client.mjs
+#                                  and run as `node <bundle>`: the suite starts dozens of
+#                                  clients at once, and a bundle starts ~10x faster than tsx.
+#                                  Without esbuild: npx tsx <repo>/examples/conformance-client.ts
 #   CONFORMANCE_RUNS               space/comma separated run names to run (default: all runs
 #                                  of the chosen side). Names are listed by `run.sh list`.
 #   CONFORMANCE_SCENARIO           run only this scenario in each selected run (e.g. with
@@ -62,7 +66,8 @@ else
   SERVER_CMD="$DEFAULT_SERVER_CMD"
   SKILLS_SERVER_CMD="${CONFORMANCE_SKILLS_SERVER_CMD-$DEFAULT_SERVER_CMD --skills}"
 fi
-CLIENT_CMD="${CONFORMANCE_CLIENT_CMD:-npx tsx $REPO/examples/conformance-client.ts}"
+TSX_CLIENT_CMD="npx tsx $REPO/examples/conformance-client.ts"
+CLIENT_CMD="${CONFORMANCE_CLIENT_CMD:-}"
 
 # ---------------------------------------------------------------- run catalogue
 # name|suite|side|instance|args      (instance: main or skills; {url} is replaced)
@@ -171,6 +176,23 @@ stop_server() {
   SERVER_PGIDS=("${keep[@]+"${keep[@]}"}")
 }
 
+# Sets CLIENT_CMD when not given: a one-file bundle of examples/conformance-client.ts (same
+# source, same esbuild transform as tsx; node builtins stay external, CommonJS deps get a
+# `require`), else the tsx command.
+prepare_client() {
+  [[ -n "$CLIENT_CMD" ]] && return 0
+  local esbuild="$REPO/node_modules/.bin/esbuild" out="$RESULTS_ROOT/.client/conformance-client.mjs"
+  if [[ -x "$esbuild" ]] && mkdir -p "$(dirname "$out")" && "$esbuild" "$REPO/examples/conformance-client.ts" \
+      --bundle --platform=node --format=esm --target=node20 --log-level=warning --outfile="$out" \
+      "--banner:js=import { createRequire as __presaCreateRequire } from 'node:module'; const require = __presaCreateRequire(import.meta.url);" >&2; then
+    CLIENT_CMD="node $out"
+  else
+    log "warning: could not bundle the client with $esbuild; using tsx (slower start)"
+    CLIENT_CMD="$TSX_CLIENT_CMD"
+  fi
+  log "client command: $CLIENT_CMD"
+}
+
 NETNS_PREFIX=()
 choose_netns() {
   if unshare -rn bash -c 'ip link set lo up 2>/dev/null || true; ip -o link show lo | grep -q "UP\|UNKNOWN"; (exec 3<>/dev/tcp/1.1.1.1/80) 2>/dev/null && exit 1; exit 0' 2>/dev/null; then
@@ -212,8 +234,9 @@ run_suite() {
     if [[ -n "${CONFORMANCE_SCENARIO:-}" ]]; then
       # one scenario only: --requirements R => --spec-version R --scenario S; --suite X => --scenario S
       if [[ "$part" == *"--scenario "* && "$part" != *"--scenario $CONFORMANCE_SCENARIO"* ]]; then continue; fi
-      part="$(sed -E -e "s/--requirements ([0-9-]+)/--spec-version \1 --scenario $CONFORMANCE_SCENARIO/" \
-                     -e "s/--suite [a-z]+/--scenario $CONFORMANCE_SCENARIO/" <<<"$part")"
+      # `|` as the sed delimiter: scenario names contain `/` (auth/…)
+      part="$(sed -E -e "s|--requirements ([0-9-]+)|--spec-version \1 --scenario $CONFORMANCE_SCENARIO|" \
+                     -e "s|--suite [a-z]+|--scenario $CONFORMANCE_SCENARIO|" <<<"$part")"
       [[ "$part" == *"--scenario $CONFORMANCE_SCENARIO --scenario"* ]] && part="${part/--scenario $CONFORMANCE_SCENARIO --scenario/--scenario}"
     fi
     read -r -a args <<<"$part"
@@ -296,6 +319,7 @@ if [[ "$SIDE" == client || "$SIDE" == all ]]; then
   for r in "${RUNS[@]}"; do IFS='|' read -r name _ s _ _ <<<"$r"; [[ "$s" == client ]] && want_run "$name" && any_client=1; done
   if [[ -n "$any_client" ]]; then
     if choose_netns; then
+      prepare_client
       run_side client
     else
       for r in "${RUNS[@]}"; do

@@ -19,8 +19,9 @@ import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as JsonRpc from "../JsonRpc.js"
+import type * as JsonRpc from "../JsonRpc.js"
 import type * as Server from "./server.js"
+import * as ServerRequests from "./serverRequests.js"
 
 /** A message on a session's standalone stream, with its per-session event id (1, 2, …). */
 export interface StreamEvent {
@@ -51,10 +52,8 @@ export interface HttpSession {
   readonly takeover: Ref.Ref<Option.Option<Deferred.Deferred<void>>>
   readonly closed: Deferred.Deferred<void>
   readonly scope: Scope.CloseableScope
-  /** Server→client requests in flight, by their server-generated id. */
-  readonly pending: Ref.Ref<HashMap.HashMap<string, Deferred.Deferred<JsonRpc.JsonObject, JsonRpc.McpError>>>
-  /** The counter behind server-generated request ids (unique per session). */
-  readonly nextRequestId: Ref.Ref<number>
+  /** Server→client requests in flight, by their server-generated id (unique per session). */
+  readonly requests: ServerRequests.Pending
 }
 
 /** Store options (defaults applied by the caller). */
@@ -128,8 +127,7 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
           takeover: yield* Ref.make(Option.none<Deferred.Deferred<void>>()),
           closed,
           scope,
-          pending: yield* Ref.make(HashMap.empty<string, Deferred.Deferred<JsonRpc.JsonObject, JsonRpc.McpError>>()),
-          nextRequestId: yield* Ref.make(1)
+          requests: yield* ServerRequests.make
         }
         yield* Scope.addFinalizer(scope, PubSub.shutdown(session.live))
         yield* Ref.update(sessions, (m) => HashMap.set(m, session.id, session))
@@ -220,67 +218,24 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
 // ---------------------------------------------------------------------------------------------
 
 /** Default bound on the wait for the client's answer to a server→client request. */
-export const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration.DurationInput = "60 seconds"
+export const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration.DurationInput = ServerRequests.DEFAULT_TIMEOUT
 
 /**
- * Sends a server→client request with `write` (the SSE stream of the client request in flight)
- * and waits for the client's answer (a POSTed JSON-RPC response, see {@link resolve}) at most
- * `timeout`. The id is a string unique in the session (`s2c-<n>`). An error response fails with
- * its `McpError`; no answer in time fails with -32603 (and `notifications/cancelled` is sent for
- * the request). Interruption, completion and timeout all remove the pending entry.
+ * Sends a server→client request of `session` with `write` (the SSE stream of the client request
+ * in flight) and waits for the client's answer (a POSTed JSON-RPC response, see {@link resolve})
+ * at most `timeout` (see `serverRequests.send`: string ids `s2c-<n>`, -32603 and
+ * `notifications/cancelled` on timeout, the entry removed on completion and interruption).
  */
 export const sendRequest = (
   session: HttpSession,
   write: (message: JsonRpc.Request | JsonRpc.Notification) => Effect.Effect<void>,
-  timeout: Duration.Duration
-) =>
-(method: string, params: JsonRpc.JsonObject | undefined): Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError> =>
-  Effect.acquireUseRelease(
-    Effect.gen(function*() {
-      const n = yield* Ref.getAndUpdate(session.nextRequestId, (i) => i + 1)
-      const id = `s2c-${n}`
-      const answer = yield* Deferred.make<JsonRpc.JsonObject, JsonRpc.McpError>()
-      yield* Ref.update(session.pending, HashMap.set(id, answer))
-      return { id, answer }
-    }),
-    ({ answer, id }) =>
-      write(JsonRpc.request(id, method, params)).pipe(
-        Effect.zipRight(Effect.timeoutOption(Deferred.await(answer), timeout)),
-        Effect.flatMap(Option.match({
-          onSome: Effect.succeed,
-          onNone: () =>
-            write(JsonRpc.notification("notifications/cancelled", { requestId: id, reason: "timeout" })).pipe(
-              Effect.zipRight(
-                new JsonRpc.McpError({
-                  code: JsonRpc.ErrorCode.InternalError,
-                  message: `The client did not answer ${method} within ${Duration.format(timeout)}`
-                })
-              )
-            )
-        }))
-      ),
-    ({ id }) => Ref.update(session.pending, HashMap.remove(id))
-  )
+  timeout: Duration.DurationInput
+): (method: string, params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError> =>
+  ServerRequests.send(session.requests, write, timeout)
 
 /**
  * Completes the server→client request a POSTed response answers. `false` when no request with
  * that id is pending in the session (unknown, already answered, timed out).
  */
 export const resolve = (session: HttpSession, response: JsonRpc.Response): Effect.Effect<boolean> =>
-  Effect.gen(function*() {
-    if (typeof response.id !== "string") return false
-    const id = response.id
-    const answer = yield* Ref.modify(
-      session.pending,
-      (m) => [HashMap.get(m, id), HashMap.remove(m, id)] as const
-    )
-    if (Option.isNone(answer)) return false
-    if (JsonRpc.isErrorResponse(response)) {
-      const { code, data, message } = response.error
-      return yield* Deferred.fail(
-        answer.value,
-        new JsonRpc.McpError(data === undefined ? { code, message } : { code, message, data })
-      )
-    }
-    return yield* Deferred.succeed(answer.value, response.result)
-  })
+  ServerRequests.resolve(session.requests, response)
