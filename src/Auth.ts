@@ -70,7 +70,7 @@ export interface ResourceServer {
  * @since 0.1.0
  * @category constructors
  */
-export const metadataPath = (resource: string): string => {
+export const metadataPath = (resource: string): `/${string}` => {
   const path = new URL(resource).pathname.replace(/\/$/, "")
   return `/.well-known/oauth-protected-resource${path}`
 }

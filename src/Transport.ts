@@ -20,11 +20,21 @@ import type * as JsonRpc from "./JsonRpc.js"
  * @category errors
  */
 export class TransportError extends Data.TaggedError("TransportError")<{
-  readonly reason: "Closed" | "Spawn" | "Http" | "Protocol"
+  readonly reason: "Closed" | "Spawn" | "Http" | "Protocol" | "Unauthorized"
   readonly message: string
   readonly cause?: unknown
   /** HTTP status, when the failure is an HTTP response. */
   readonly status?: number
+  /**
+   * reason `"Unauthorized"` (HTTP 401 / 403 with a `WWW-Authenticate: Bearer` challenge, protocol.md
+   * §20): the Protected Resource Metadata URL, the scopes the server asked for, and the OAuth
+   * error (`invalid_token`, `insufficient_scope`). Obtaining a token is up to the caller.
+   */
+  readonly challenge?: {
+    readonly resourceMetadata: string | undefined
+    readonly scopes: ReadonlyArray<string>
+    readonly error: string | undefined
+  }
 }> {}
 
 /**

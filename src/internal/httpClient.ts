@@ -70,6 +70,16 @@ type Outcome =
   | { readonly _tag: "Response"; readonly response: JsonRpc.Response; readonly sessionId: string | undefined }
   | { readonly _tag: "SessionGone" }
 
+/** The auth-params of a `WWW-Authenticate: Bearer k="v", …` challenge (RFC 6750 §3). */
+const bearerParams = (header: string): Readonly<Record<string, string | undefined>> => {
+  const out: Record<string, string> = {}
+  for (const m of header.matchAll(/([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
+    const key = m[1]
+    if (key !== undefined) out[key] = (m[2] ?? m[3] ?? "").replace(/\\(.)/g, "$1")
+  }
+  return out
+}
+
 const http404 = (message: string) => new TransportError({ reason: "Http", status: 404, message })
 
 const modernVersionOf = (message: JsonRpc.Request | JsonRpc.Notification): string | undefined => {
@@ -334,6 +344,20 @@ export const make = (
             ))
         )
         const text = Option.getOrElse(Http.decodeUtf8(bytes), () => "")
+        const authenticate = response.headers["www-authenticate"]
+        if ((status === 401 || status === 403) && authenticate !== undefined && /^\s*Bearer\b/i.test(authenticate)) {
+          const params = bearerParams(authenticate)
+          return yield* new TransportError({
+            reason: "Unauthorized",
+            status,
+            message: `HTTP ${status} for ${message.method}: ${params.error ?? "a bearer token is required"}`,
+            challenge: {
+              resourceMetadata: params.resource_metadata,
+              scopes: params.scope === undefined ? [] : params.scope.split(" ").filter((s) => s.length > 0),
+              error: params.error
+            }
+          })
+        }
         const parsed = text.trim() === "" ? undefined : JsonRpc.parse(text)
         const reply = parsed?._tag === "Response" ? parsed.message : undefined
         const ownError = reply !== undefined && JsonRpc.isErrorResponse(reply) && reply.id === message.id

@@ -13,15 +13,18 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
+import * as FiberRef from "effect/FiberRef"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Auth from "../Auth.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
 import * as McpServer from "../McpServer.js"
+import type { AuthInfo } from "../RequestContext.js"
 import * as H from "./headers.js"
 import * as Http from "./http.js"
 import * as Sessions from "./httpSession.js"
@@ -44,6 +47,7 @@ export interface ServerOptions {
    * (then the handler's `Input` call fails with -32603).
    */
   readonly clientRequestTimeout?: Duration.DurationInput | undefined
+  readonly auth?: Auth.ResourceServer | undefined
 }
 
 export const DEFAULT_PATH = "/mcp" as const
@@ -139,9 +143,17 @@ export const makeHandler = (
       replayBufferSize: Math.max(0, options.replayBufferSize ?? DEFAULT_REPLAY_BUFFER),
       feed: (core) => McpServer.sessionNotifications(server, core)
     })
-    // This transport stopping ends open `subscriptions/listen` streams gracefully (runs before the
-    // sessions close: finalizers run last-in first-out).
-    yield* Effect.addFinalizer(() => McpServer.shutdown(server))
+    // This transport stopping ends its own open `subscriptions/listen` streams gracefully (runs
+    // before the sessions close: finalizers run last-in first-out); other transports go on.
+    const stopped = yield* Deferred.make<void>()
+    yield* Effect.addFinalizer(() => Deferred.succeed(stopped, undefined))
+    // The caller a verified token established (auth configured), for every dispatch of a request.
+    const caller = FiberRef.unsafeMake<AuthInfo | undefined>(undefined)
+    const dispatch = (message: unknown, options: McpServer.DispatchOptions) =>
+      Effect.flatMap(
+        FiberRef.get(caller),
+        (auth) => McpServer.dispatch(server, message, { ...options, shutdown: stopped, auth })
+      )
 
     const sse = (frames: Stream.Stream<string>): HttpServerResponse.HttpServerResponse =>
       HttpServerResponse.stream(
@@ -319,7 +331,7 @@ export const makeHandler = (
           if (Option.isSome(params)) yield* FiberMap.remove(session.inflight, params.value.requestId)
           return empty(202)
         }
-        yield* McpServer.dispatch(server, notification, { session: session.core })
+        yield* dispatch(notification, { session: session.core })
         return empty(202)
       })
 
@@ -348,7 +360,7 @@ export const makeHandler = (
             id: request.id,
             sse: sseOk,
             fork: Effect.forkScoped,
-            run: (notify) => McpServer.dispatch(server, request, { headers, notify }),
+            run: (notify) => dispatch(request, { headers, notify }),
             status: (reply) => reply.status
           })
         }
@@ -357,7 +369,7 @@ export const makeHandler = (
         if (found._tag === "Refused") return found.response
         if (found._tag === "None") {
           // No session: the core answers (400 -32602 naming what is missing; `ping` works).
-          const reply = yield* McpServer.dispatch(server, request, { headers })
+          const reply = yield* dispatch(request, { headers })
           return Option.match(reply, { onNone: () => empty(202), onSome: (r) => json(r.status, r.message) })
         }
         const session = found.session
@@ -387,7 +399,7 @@ export const makeHandler = (
               )
             ),
           run: (notify, write) =>
-            McpServer.dispatch(server, request, {
+            dispatch(request, {
               session: session.core,
               headers,
               notify,
@@ -407,7 +419,7 @@ export const makeHandler = (
     const initialize = (request: JsonRpc.Request, headers: Headers.Headers) =>
       Effect.gen(function*() {
         const core = yield* McpServer.makeSession
-        const reply = yield* McpServer.dispatch(server, request, { session: core, headers })
+        const reply = yield* dispatch(request, { session: core, headers })
         if (Option.isNone(reply)) return empty(202)
         const { message, status } = reply.value
         if (JsonRpc.isErrorResponse(message)) return json(status, message)
@@ -462,15 +474,44 @@ export const makeHandler = (
       if (host !== undefined && !Http.hostAllowed(host, allowedHosts)) {
         return refuse(403, "Forbidden: Host not allowed")
       }
-      switch (request.method) {
-        case "POST":
-          return yield* post(request)
-        case "GET":
-          return yield* get(request)
-        case "DELETE":
-          return yield* del(request)
-        default:
-          return refuse(405, `Method Not Allowed: ${request.method}`, { allow: ALLOW })
+      const route = (): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
+        switch (request.method) {
+          case "POST":
+            return post(request)
+          case "GET":
+            return get(request)
+          case "DELETE":
+            return del(request)
+          default:
+            return Effect.succeed(refuse(405, `Method Not Allowed: ${request.method}`, { allow: ALLOW }))
+        }
       }
+      const auth = options.auth
+      if (auth === undefined) return yield* route()
+      // Resource server (protocol.md §20): every request needs a valid bearer token (401 with a
+      // challenge naming the metadata URL), and the scopes every request needs (403).
+      const verified = yield* Effect.either(
+        Effect.flatMap(Auth.bearer(request.headers["authorization"]), (token) => auth.verifier(token))
+      )
+      if (verified._tag === "Left") {
+        const e = verified.left
+        return refuse(401, `Unauthorized: ${e.message}`, {
+          "www-authenticate": Auth.challenge(
+            auth,
+            e.reason === "missing" ? {} : { error: "invalid_token", description: e.message }
+          )
+        })
+      }
+      const missing = (auth.requiredScopes ?? []).filter((s) => !verified.right.scopes.includes(s))
+      if (missing.length > 0) {
+        return refuse(403, "Forbidden: insufficient scope", {
+          "www-authenticate": Auth.challenge(auth, {
+            error: "insufficient_scope",
+            scopes: auth.requiredScopes ?? [],
+            description: `missing scope ${missing.join(" ")}`
+          })
+        })
+      }
+      return yield* Effect.locally(route(), caller, verified.right)
     })
   })

@@ -45,6 +45,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -52,6 +53,7 @@ import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as NodeHttp from "node:http"
+import * as Auth from "../Auth.js"
 import * as Http from "../internal/http.js"
 import * as internalClient from "../internal/httpClient.js"
 import * as internalServer from "../internal/httpServer.js"
@@ -80,7 +82,16 @@ import type { ClientTransport } from "../Transport.js"
  * - `sessionIdleTimeout`: a legacy session with no request, no open GET stream and nothing in
  *   flight for this long is closed, default 30 minutes (`Duration.infinity` disables);
  * - `replayBufferSize`: standalone-stream events kept per session for `Last-Event-ID`, default 100;
- * - `keepAlive`: interval of `: ping` comments on SSE responses, default 15 seconds.
+ * - `keepAlive`: interval of `: ping` comments on SSE responses, default 15 seconds;
+ * - `clientRequestTimeout`: how long a legacy server→client request (`Input.*` in a legacy
+ *   session: sent as an SSE event on the call's POST response, answered by a POSTed response)
+ *   waits for the client, default 60 seconds (then -32603 and `notifications/cancelled`);
+ * - `auth`: makes the endpoint an OAuth 2.1 resource server (`Auth.ResourceServer`, protocol.md
+ *   §20): every request needs `Authorization: Bearer …` verified by `auth.verifier` (missing or
+ *   invalid → `401` with `WWW-Authenticate: Bearer resource_metadata="…"`; lacking
+ *   `auth.requiredScopes` → `403` `insufficient_scope`); the caller is `ctx.auth` in handlers, so
+ *   `McpServer.requireScopes` hides components per caller. {@link router} and {@link serve} also
+ *   serve the Protected Resource Metadata (RFC 9728) at `Auth.metadataPath(auth.resource)`.
  *
  * @since 0.1.0
  * @category models
@@ -94,6 +105,8 @@ export interface ServerOptions {
   readonly sessionIdleTimeout?: Duration.DurationInput | undefined
   readonly replayBufferSize?: number | undefined
   readonly keepAlive?: Duration.DurationInput | undefined
+  readonly clientRequestTimeout?: Duration.DurationInput | undefined
+  readonly auth?: Auth.ResourceServer | undefined
 }
 
 /**
@@ -153,8 +166,23 @@ export const router = (
 ): Effect.Effect<HttpRouter.HttpRouter, never, Scope.Scope> =>
   Effect.map(
     internalServer.makeHandler(server, options),
-    (h) => HttpRouter.all(HttpRouter.empty, options.path ?? internalServer.DEFAULT_PATH, h)
+    (h) => {
+      const mcp = HttpRouter.all(HttpRouter.empty, options.path ?? internalServer.DEFAULT_PATH, h)
+      return options.auth === undefined
+        ? mcp
+        : mcp.pipe(HttpRouter.get(Auth.metadataPath(options.auth.resource), metadataHandler(options.auth)))
+    }
   )
+
+/**
+ * The Protected Resource Metadata document (RFC 9728) as a `GET` handler, for apps that mount
+ * {@link handler} themselves: mount it at `Auth.metadataPath(config.resource)`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const metadataHandler = (config: Auth.ResourceServer): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.orDie(HttpServerResponse.json(Auth.metadata(config)))
 
 /**
  * Registers the endpoint (all methods at `options.path`, default `/mcp`) in the app's

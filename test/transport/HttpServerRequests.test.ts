@@ -104,9 +104,7 @@ const EnvLive = Layer.scoped(
   Effect.gen(function*() {
     const events = yield* Queue.unbounded<ProbeEvent>()
     const server = yield* makeServer(events)
-    // `clientRequestTimeout` is a transport option (internal ServerOptions) passed through `serve`.
-    const options = { port: 0, clientRequestTimeout: "1500 millis" }
-    const address = yield* StreamableHttp.serve(server, options)
+    const address = yield* StreamableHttp.serve(server, { port: 0, clientRequestTimeout: "1500 millis" })
     return { url: address.url, events }
   })
 )
