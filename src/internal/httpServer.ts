@@ -48,6 +48,12 @@ export interface ServerOptions {
    */
   readonly clientRequestTimeout?: Duration.DurationInput | undefined
   readonly auth?: Auth.ResourceServer | undefined
+  /**
+   * `false`: legacy requests are served without sessions (no `Mcp-Session-Id` is minted; each
+   * legacy request runs in a throwaway session at the version its `MCP-Protocol-Version` header
+   * names, default the newest legacy one; no standalone GET stream, no server→client requests).
+   */
+  readonly sessions?: boolean | undefined
 }
 
 export const DEFAULT_PATH = "/mcp" as const
@@ -165,6 +171,23 @@ export const makeHandler = (
       )
 
     /** Looks up the legacy session named by `Mcp-Session-Id`: 404 when unknown. */
+    /** A throwaway, already initialized legacy session for sessionless serving. */
+    const statelessSession = (headers: Headers.Headers) =>
+      Effect.gen(function*() {
+        const core = yield* McpServer.makeSession
+        const asked = H.getHeader(headers, H.Header.protocolVersion)
+        const protocolVersion = legacyVersions.find((v) => v === asked) ?? legacyVersions[0] ?? "2025-11-25"
+        yield* Ref.set(core.state, {
+          protocolVersion,
+          clientInfo: undefined,
+          clientCapabilities: {},
+          initialized: true,
+          logLevel: undefined,
+          subscriptions: new Set<string>()
+        })
+        return core
+      })
+
     const sessionOf = (
       headers: Headers.Headers
     ): Effect.Effect<
@@ -367,6 +390,11 @@ export const makeHandler = (
         if (request.method === McpSchema.Method.initialize) return yield* initialize(request, headers)
         const found = yield* sessionOf(headers)
         if (found._tag === "Refused") return found.response
+        if (found._tag === "None" && options.sessions === false) {
+          const core = yield* statelessSession(headers)
+          const reply = yield* dispatch(request, { session: core, headers })
+          return Option.match(reply, { onNone: () => empty(202), onSome: (r) => json(r.status, r.message) })
+        }
         if (found._tag === "None") {
           // No session: the core answers (400 -32602 naming what is missing; `ping` works).
           const reply = yield* dispatch(request, { headers })
@@ -422,7 +450,7 @@ export const makeHandler = (
         const reply = yield* dispatch(request, { session: core, headers })
         if (Option.isNone(reply)) return empty(202)
         const { message, status } = reply.value
-        if (JsonRpc.isErrorResponse(message)) return json(status, message)
+        if (JsonRpc.isErrorResponse(message) || options.sessions === false) return json(status, message)
         const session = yield* store.create(core)
         if (Option.isNone(session)) {
           return json(503, JsonRpc.failure(request.id, McpError.internalError("Too many sessions; try again later")))
