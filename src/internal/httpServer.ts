@@ -305,12 +305,15 @@ export const makeHandler = (
           return refuse(406, "Not Acceptable: Accept must include application/json (and text/event-stream)")
         }
         const sseOk = Http.accepts(accept, Http.SSE_TYPE)
-        const tooLarge = refuse(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, { connection: "close" })
+        const tooLarge = () =>
+          refuse(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, { connection: "close" })
         const declared = headers["content-length"]
-        if (declared !== undefined && Number(declared) > maxBodyBytes) return tooLarge
+        if (declared !== undefined && Number(declared) > maxBodyBytes) return tooLarge()
         const bytes = yield* Effect.either(Http.readBounded(request.stream, maxBodyBytes))
         if (bytes._tag === "Left") {
-          return bytes.left._tag === "BodyTooLarge" ? tooLarge : refuse(400, "Bad Request: the body could not be read")
+          return bytes.left._tag === "BodyTooLarge"
+            ? tooLarge()
+            : refuse(400, "Bad Request: the body could not be read")
         }
         const text = Http.decodeUtf8(bytes.right)
         if (Option.isNone(text)) return json(400, JsonRpc.failure(undefined, McpError.parseError()))

@@ -43,6 +43,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -277,7 +278,9 @@ export const serve = (
       path,
       allowedHosts: options.allowedHosts ?? (Http.isLoopbackAddress(host) ? Http.loopbackHosts : "any")
     })
-    yield* http.serve(yield* HttpRouter.toHttpApp(routes))
+    // The per-request spans of `McpServer.dispatch` are the instrumentation; the platform's own
+    // HTTP tracer middleware (URL parsing and header redaction on every request) is left out.
+    yield* http.serve(yield* HttpRouter.toHttpApp(routes)).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
     const address = http.address
     const port = address._tag === "TcpAddress" ? address.port : 0
     const bound = address._tag === "TcpAddress" ? address.hostname : host
