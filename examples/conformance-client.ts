@@ -226,7 +226,7 @@ const scenarios: Record<string, Effect.Effect<void, unknown, Scope.Scope>> = {
     }
   }),
 
-  // McpClient does not yet drop tools whose x-mcp-header annotation is invalid (protocol.md §19.5).
+  // McpClient leaves out tools whose x-mcp-header annotation is invalid (protocol.md §19.5).
   "http-invalid-tool-headers": Effect.gen(function*() {
     const client = yield* connect()
     yield* listAndCallEveryTool(client)

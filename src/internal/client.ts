@@ -23,6 +23,7 @@ import * as Cache from "./clientCache.js"
 import { ClientError } from "./clientError.js"
 import * as ClientInput from "./clientInput.js"
 import { makeRouter } from "./clientRouting.js"
+import * as Headers from "./headers.js"
 
 const decode = <A, I>(schema: Schema.Schema<A, I>, method: string) => (result: JsonRpc.JsonObject) =>
   Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(result).pipe(
@@ -389,7 +390,22 @@ export const connect = (
         return out
       })
 
-    const listTools = listPage(McpSchema.Method.toolsList, McpSchema.ListToolsResult)
+    // protocol.md §19.5: a tool whose `x-mcp-header` annotations are invalid is left out (with a
+    // warning naming it); the other tools are unaffected.
+    const listTools = (cursor?: string) =>
+      listPage(McpSchema.Method.toolsList, McpSchema.ListToolsResult)(cursor).pipe(
+        Effect.flatMap((page) =>
+          Effect.gen(function*() {
+            const kept: Array<McpSchema.Tool> = []
+            for (const tool of page.tools) {
+              const bad = Headers.invalidHeaderAnnotation(tool.inputSchema)
+              if (Option.isSome(bad)) yield* Effect.logWarning(`tool ${tool.name} left out: ${bad.value}`)
+              else kept.push(tool)
+            }
+            return kept.length === page.tools.length ? page : { ...page, tools: kept }
+          })
+        )
+      )
     const listResources = listPage(McpSchema.Method.resourcesList, McpSchema.ListResourcesResult)
     const listResourceTemplates = listPage(
       McpSchema.Method.resourcesTemplatesList,

@@ -162,3 +162,56 @@ export const check = (
   }
   return Option.none()
 }
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const MAX_SAFE = Number.MAX_SAFE_INTEGER
+
+/**
+ * Checks the `x-mcp-header` annotations of a tool's input schema (protocol.md §19.5): each is a
+ * non-empty RFC 9110 token, unique case-insensitively, on an `integer`, `string` or `boolean`
+ * property reachable from the root through `properties` only. Returns the first problem, or none.
+ */
+export const invalidHeaderAnnotation = (schema: unknown): Option.Option<string> => {
+  const seen = new Set<string>()
+  const walk = (node: unknown, viaProperties: boolean, depth: number): Option.Option<string> => {
+    if (depth > 32) return Option.none()
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        const bad = walk(item, false, depth + 1)
+        if (Option.isSome(bad)) return bad
+      }
+      return Option.none()
+    }
+    if (!JsonRpc.isObject(node)) return Option.none()
+    if ("x-mcp-header" in node) {
+      const h = node["x-mcp-header"]
+      if (!viaProperties) return Option.some("x-mcp-header is only allowed on a property reached through properties")
+      if (typeof h !== "string" || h.length === 0) return Option.some("x-mcp-header must be a non-empty string")
+      if (!TOKEN.test(h)) return Option.some(`x-mcp-header "${h}" has characters outside an RFC 9110 token`)
+      const key = h.toLowerCase()
+      if (seen.has(key)) return Option.some(`x-mcp-header "${h}" is not unique`)
+      seen.add(key)
+      const type = node.type
+      if (type !== "string" && type !== "integer" && type !== "boolean") {
+        return Option.some(`x-mcp-header "${h}" is on a property of type ${JSON.stringify(type)}`)
+      }
+      if (type === "integer" && (typeof node.maximum === "number" && node.maximum > MAX_SAFE)) {
+        return Option.some(`x-mcp-header "${h}" is on an integer beyond ±(2^53−1)`)
+      }
+    }
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "x-mcp-header") continue
+      if (k === "properties" && JsonRpc.isObject(v)) {
+        for (const sub of Object.values(v)) {
+          const bad = walk(sub, viaProperties, depth + 1)
+          if (Option.isSome(bad)) return bad
+        }
+        continue
+      }
+      const bad = walk(v, false, depth + 1)
+      if (Option.isSome(bad)) return bad
+    }
+    return Option.none()
+  }
+  return walk(schema, true, 0)
+}
