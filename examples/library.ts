@@ -35,6 +35,14 @@ if (values.stdio) {
     const address = yield* StreamableHttp.serve(server, { port, host })
     yield* Console.error(`presa-library MCP server listening on ${address.url}`)
     return yield* Effect.never
-  }).pipe(Effect.scoped)
+  }).pipe(
+    Effect.scoped,
+    Effect.catchTag("ServeError", (e) =>
+      Console.error(`cannot listen on ${host}:${port}: ${String(e.cause)}`).pipe(
+        Effect.zipRight(Effect.sync(() => {
+          process.exitCode = 1
+        }))
+      ))
+  )
   NodeRuntime.runMain(main)
 }

@@ -16,6 +16,7 @@ const App = Layer.unwrapScoped(Effect.gen(function*() {
     HttpRouter.get("/health", HttpServerResponse.text("ok")),
     HttpRouter.concat(mcp)
   )
+  yield* Effect.logInfo("serving http://127.0.0.1:3001/health and http://127.0.0.1:3001/mcp")
   return HttpServer.serve(app)
 }))
 
