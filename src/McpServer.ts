@@ -10,7 +10,6 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -20,7 +19,6 @@ import * as Headers from "./internal/headers.js"
 import * as internal from "./internal/server.js"
 import * as Visibility from "./internal/visibility.js"
 import * as JsonRpc from "./JsonRpc.js"
-import type * as JsonSchema from "./JsonSchema.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as Prompt from "./Prompt.js"
 import type { RequestContextShape } from "./RequestContext.js"
@@ -59,31 +57,7 @@ import type * as Tool from "./Tool.js"
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  readonly name: string
-  readonly version: string
-  readonly title?: string
-  readonly description?: string
-  readonly websiteUrl?: string
-  readonly icons?: ReadonlyArray<McpSchema.Icon>
-  readonly instructions?: string
-  readonly tools?: ReadonlyArray<Tool.Tool>
-  readonly resources?: ReadonlyArray<Resource.Resource>
-  readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate>
-  readonly prompts?: ReadonlyArray<Prompt.Prompt>
-  readonly pageSize?: number
-  readonly cache?: { readonly ttlMs?: number; readonly scope?: McpSchema.CacheScope }
-  readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
-  readonly logging?: boolean
-  readonly listChanged?: boolean
-  readonly subscribe?: boolean
-  readonly exposeErrorMessages?: boolean
-  readonly validate?: boolean
-  readonly validator?: JsonSchema.Validator
-  readonly skills?: ReadonlyArray<Skill.Skill>
-  readonly middleware?: ReadonlyArray<internal.Middleware>
-  readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
-}
+export type Options = internal.Options
 
 /**
  * A server value: `info` (its `Implementation`), `versions` (served, newest first) and `state`
