@@ -41,6 +41,7 @@ export interface SpawnOptions {
 
 /** A client transport over a child process (documented on `Stdio.StdioClientTransport`). */
 export interface StdioClientTransport extends ClientTransport {
+  /** The process id of the child. */
   readonly pid: number
   readonly setRequestHandler: (handler: RequestHandler | undefined) => Effect.Effect<void>
   readonly sessionNotifications: Effect.Effect<

@@ -31,9 +31,8 @@ import type * as Stream from "effect/Stream"
 import * as client from "../internal/stdioClient.js"
 import * as Frame from "../internal/stdioFrame.js"
 import * as internal from "../internal/stdioServer.js"
-import type * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
-import type { ClientTransport, RequestHandler, TransportError } from "../Transport.js"
+import type { TransportError } from "../Transport.js"
 
 // ---------------------------------------------------------------------------------------------
 // server
@@ -259,17 +258,7 @@ export const layerServer = <E, E2, R, R2>(
  * @since 0.1.0
  * @category models
  */
-export interface SpawnOptions {
-  readonly command: string
-  readonly args?: ReadonlyArray<string> | undefined
-  readonly env?: Readonly<Record<string, string>> | undefined
-  readonly cwd?: string | undefined
-  readonly stderr?: "inherit" | ((line: string) => Effect.Effect<void>) | undefined
-  readonly closeTimeout?: Duration.DurationInput | undefined
-  readonly maxLineBytes?: number | undefined
-  readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
-  readonly onRequest?: RequestHandler | undefined
-}
+export type SpawnOptions = client.SpawnOptions
 
 /**
  * A `ClientTransport` over a child process, plus the child's `pid`.
@@ -303,16 +292,7 @@ export interface SpawnOptions {
  * @since 0.1.0
  * @category models
  */
-export interface StdioClientTransport extends ClientTransport {
-  /** The process id of the child. */
-  readonly pid: number
-  readonly setRequestHandler: (handler: RequestHandler | undefined) => Effect.Effect<void>
-  readonly sessionNotifications: Effect.Effect<
-    Stream.Stream<JsonRpc.Notification, TransportError>,
-    TransportError,
-    Scope.Scope
-  >
-}
+export type StdioClientTransport = client.StdioClientTransport
 
 const CommandExecutorLive = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))
 
