@@ -70,10 +70,20 @@ export interface Snapshot {
   readonly templates: ReadonlyArray<CompiledTemplate>
   readonly prompts: ReadonlyArray<{ readonly def: Prompt.Prompt; readonly wire: McpSchema.Prompt }>
   readonly skills: ReadonlyArray<CompiledSkill>
+  /** Does any definition declare per-caller visibility? (Derived once, when the snapshot is built.) */
+  readonly hasVisibility: boolean
 }
 
 /** @internal */
-export const emptySnapshot: Snapshot = { revision: 0, tools: [], resources: [], templates: [], prompts: [], skills: [] }
+export const emptySnapshot: Snapshot = {
+  revision: 0,
+  tools: [],
+  resources: [],
+  templates: [],
+  prompts: [],
+  skills: [],
+  hasVisibility: false
+}
 
 const EMPTY_INPUT: JsonRpc.JsonObject = { type: "object", properties: {} }
 
@@ -174,5 +184,11 @@ export const build = (defs: {
         return yield* Either.left(new DefinitionError({ kind, name: dup.value, message: `duplicate ${kind}` }))
       }
     }
-    return { revision, tools, resources, templates, prompts, skills: defs.skills ?? [] }
+    const skills = defs.skills ?? []
+    const hasVisibility = tools.some((t) => t.def.visible !== undefined) ||
+      resources.some((r) => r.def.visible !== undefined) ||
+      templates.some((t) => t.def.visible !== undefined) ||
+      prompts.some((p) => p.def.visible !== undefined) ||
+      skills.some((s) => s.skill.requiredScopes.length > 0)
+    return { revision, tools, resources, templates, prompts, skills, hasVisibility }
   })

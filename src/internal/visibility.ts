@@ -32,12 +32,7 @@ const keep = <A>(items: ReadonlyArray<A>, visible: (a: A) => Visible | undefined
 
 /** The caller's view of a snapshot (the snapshot itself when nothing declares visibility). */
 export const view = (snapshot: Defs.Snapshot, ctx: RequestContextShape): Effect.Effect<Defs.Snapshot> => {
-  const any = snapshot.tools.some((t) => t.def.visible !== undefined) ||
-    snapshot.resources.some((r) => r.def.visible !== undefined) ||
-    snapshot.templates.some((t) => t.def.visible !== undefined) ||
-    snapshot.prompts.some((p) => p.def.visible !== undefined) ||
-    snapshot.skills.some((s) => s.skill.requiredScopes.length > 0)
-  if (!any) return Effect.succeed(snapshot)
+  if (!snapshot.hasVisibility) return Effect.succeed(snapshot)
   return Effect.all({
     tools: keep(snapshot.tools, (t) => t.def.visible, ctx),
     resources: keep(snapshot.resources, (r) => r.def.visible, ctx),
