@@ -16,17 +16,15 @@ import {
   SkillVerificationError as SdkSkillVerificationError
 } from "@modelcontextprotocol/client/ext/skills"
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { makeLibrary } from "../../examples/library-definitions.js"
 import * as McpClient from "../../src/McpClient.js"
 import * as McpServer from "../../src/McpServer.js"
 import * as Skill from "../../src/Skill.js"
 import * as StreamableHttp from "../../src/transport/StreamableHttp.js"
-import { bounded, MODERN, promise, rejection } from "../fixtures/interop-http.js"
+import { bounded, MODERN, promise, rejection, spawnFixtureServer } from "../fixtures/interop-http.js"
 
 const CLIENT_INFO = { name: "interop-test", version: "0.0.0" }
-const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 const V2_SKILLS_FIXTURE = fileURLToPath(new URL("../fixtures/interop-skills-v2-server.ts", import.meta.url))
 
 const SKILL_MD = "skill://code-review/SKILL.md"
@@ -81,40 +79,7 @@ const ourClient = (url: string) =>
   })
 
 /** Starts the SDK v2 skills fixture (`--http --port 0`) and yields its URL; SIGTERM (then SIGKILL) on scope close. */
-const spawnSkillsFixture = Effect.gen(function*() {
-  const child = yield* Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(process.execPath, ["--import", "tsx", V2_SKILLS_FIXTURE, "--http", "--port", "0"], {
-        cwd: REPO_ROOT,
-        stdio: ["ignore", "ignore", "pipe"]
-      })
-    ),
-    (child) =>
-      child.exitCode !== null || child.signalCode !== null
-        ? Effect.void
-        : Effect.async<void>((resume) => {
-          child.once("exit", () => resume(Effect.void))
-          child.kill("SIGTERM")
-        }).pipe(
-          Effect.timeout("3 seconds"),
-          Effect.catchAll(() => Effect.sync(() => void child.kill("SIGKILL")))
-        )
-  )
-  return yield* bounded(
-    Effect.async<string, Error>((resume) => {
-      let text = ""
-      child.stderr?.setEncoding("utf8")
-      child.stderr?.on("data", (chunk: string) => {
-        text += chunk
-        const m = /^LISTENING (\S+)$/m.exec(text)
-        if (m?.[1] !== undefined) resume(Effect.succeed(m[1]))
-      })
-      child.once("error", (e) => resume(Effect.fail(e)))
-      child.once("exit", (code) => resume(Effect.fail(new Error(`skills fixture exited (${code}): ${text}`))))
-    }),
-    "interop-skills-v2-server to listen"
-  )
-})
+const spawnSkillsFixture = spawnFixtureServer(V2_SKILLS_FIXTURE, "interop-skills-v2-server")
 
 /** The `reason` of the typed failure of `effect` (which must fail with our `SkillVerificationError`). */
 const verificationReason = <A, E>(effect: Effect.Effect<A, E>) =>
