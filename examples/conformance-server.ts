@@ -419,6 +419,89 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
       required: ["region"]
     },
     handler: (args) => `Region: ${String(args.region)}`
+  }),
+  ...taskTools
+]
+
+// ---------------------------------------------------------------------------------------------
+// Tasks extension (io.modelcontextprotocol/tasks, SEP-2663; FIXTURES.md §7)
+// ---------------------------------------------------------------------------------------------
+
+const CONFIRM_SCHEMA: JsonObject = { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] }
+
+const taskTools: ReadonlyArray<Tool.Tool> = [
+  Tool.make({
+    name: "greet",
+    description: "Greets someone (always synchronous)",
+    inputSchema: NAME_SCHEMA,
+    handler: (args) => `Hello, ${String(args.name)}!`
+  }),
+  Tool.make({
+    name: "slow_compute",
+    description: "Sleeps `seconds` seconds, reporting progress, then answers (a task for clients with the extension)",
+    inputSchema: {
+      type: "object",
+      properties: { seconds: { type: "number", minimum: 0 }, label: { type: "string" } },
+      required: ["seconds"]
+    },
+    task: "optional",
+    handler: (args, ctx) =>
+      Effect.gen(function*() {
+        const seconds = Math.min(3600, Math.max(0, Math.floor(Number(args.seconds))))
+        for (let i = 0; i < seconds; i++) {
+          yield* ctx.progress(i, { total: seconds, message: `${i} of ${seconds} seconds` })
+          yield* Effect.sleep("1 second")
+        }
+        return `Computed ${String(args.label ?? "result")} in ${seconds}s`
+      })
+  }),
+  Tool.make({
+    name: "failing_job",
+    description: "Fails with a tool error after about a second (a task; needs the extension)",
+    task: "required",
+    handler: () => Effect.zipRight(Effect.sleep("1 second"), Effect.fail(new Tool.ToolError({ message: "The job failed" })))
+  }),
+  Tool.make({
+    name: "protocol_error_job",
+    description: "Fails with a JSON-RPC internal error (the task ends failed)",
+    task: "optional",
+    handler: () => Effect.fail(JsonRpc.McpError.internalError("The job hit an internal error"))
+  }),
+  Tool.make({
+    name: "confirm_delete",
+    description: "Asks the user to confirm deleting a file, then reports it",
+    inputSchema: { type: "object", properties: { filename: { type: "string" } }, required: ["filename"] },
+    task: "optional",
+    handler: (args) =>
+      Effect.map(
+        Input.elicit(`Delete ${String(args.filename)}?`, CONFIRM_SCHEMA, { key: "confirm_delete" }),
+        (r) => r.action === "accept" && r.content?.confirm === true ? `Deleted ${String(args.filename)}` : "Kept the file"
+      )
+  }),
+  Tool.make({
+    name: "multi_input",
+    description: "Asks two questions at once",
+    task: "optional",
+    handler: () =>
+      Effect.map(
+        Input.all({
+          name: Input.elicit("What is your name?", NAME_SCHEMA, { key: "name" }),
+          confirm: Input.elicit("Proceed?", CONFIRM_SCHEMA, { key: "confirm" })
+        }),
+        ({ confirm, name }) => `name=${String(name.content?.name)} confirm=${String(confirm.content?.confirm)}`
+      )
+  }),
+  Tool.make({
+    name: "test_tool_with_task",
+    description: "Asks for the user's name in the request (MRTR), then runs as a task",
+    // The policy runs in the request: the name is gathered before the task exists, and the handler
+    // (in the task) asks the same question and gets that answer.
+    task: () => Effect.as(Input.elicit("What is your name?", NAME_SCHEMA, { key: "user_name" }), "required" as const),
+    handler: () =>
+      Effect.map(
+        Input.elicit("What is your name?", NAME_SCHEMA, { key: "user_name" }),
+        (r) => `Hello, ${String(r.content?.name)}!`
+      )
   })
 ]
 
@@ -569,7 +652,8 @@ const program = Effect.gen(function*() {
     logging: true,
     listChanged: true,
     subscribe: true,
-    validator: JsonSchemaFull.validate
+    validator: JsonSchemaFull.validate,
+    tasks: { ttl: "10 minutes", pollInterval: "500 millis" }
   })
   yield* Deferred.succeed(self, server)
   const address = yield* StreamableHttp.serve(server, { port, host: values.host })

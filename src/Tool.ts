@@ -18,6 +18,7 @@ import type { InputRequired } from "./Input.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContextShape } from "./RequestContext.js"
+import type * as Task from "./Task.js"
 
 /**
  * A failure the model can act on. In a tool handler's fail channel it becomes a
@@ -77,6 +78,13 @@ interface Common {
    * named directly, gets the same error as one that does not exist. A predicate that fails hides it.
    */
   readonly visible?: (ctx: RequestContextShape) => boolean | PromiseLike<boolean> | Effect.Effect<boolean>
+  /**
+   * Tasks extension (SEP-2663, modern only, needs the server's `tasks` option): whether a call
+   * may be answered with a task while the handler runs on — `"sync"` (default), `"optional"`,
+   * `"required"` (-32021 for a client without the extension) or a function deciding per call
+   * (see `Task.Policy`).
+   */
+  readonly task?: Task.Policy
 }
 
 /**

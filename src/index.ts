@@ -37,6 +37,8 @@ export * as Resource from "./Resource.js"
 /** @since 0.1.0 */
 export * as Skill from "./Skill.js"
 /** @since 0.1.0 */
+export * as Task from "./Task.js"
+/** @since 0.1.0 */
 export * as Tool from "./Tool.js"
 /** @since 0.1.0 */
 export * as Transport from "./Transport.js"

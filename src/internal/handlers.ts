@@ -21,6 +21,7 @@ import * as UriTemplate from "../UriTemplate.js"
 import * as Defs from "./definitions.js"
 
 import { decodeParams, fail, type Failure } from "./failure.js"
+import * as Tasks from "./tasks.js"
 import type { Server } from "./types.js"
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
@@ -104,6 +105,22 @@ export const callTool = (
       const issues = validator(tool.inputSchema, args)
       if (issues.length > 0) return errorResult(JsonSchema.formatIssues("Invalid arguments", issues))
     }
+    const execute = (c: RequestContextShape) => runTool(server, tool, args, c)
+    // Tasks extension: the tool's policy may answer with a task whose handler runs on.
+    const task = yield* Tasks.maybeStart(server.tasks, tool.def.task, args, ctx, execute)
+    return Option.isSome(task) ? task.value : yield* execute(ctx)
+  })
+
+/** Runs a tool's handler on validated arguments and maps its outcome to a `CallToolResult`. */
+const runTool = (
+  server: Server,
+  tool: Defs.CompiledTool,
+  args: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
+  Effect.gen(function*() {
+    const name = tool.def.name
+    const validator = validatorOf(server)
     const result = yield* lift(() => tool.def.handler(args, ctx)).pipe(
       Effect.provideService(RequestContext, ctx),
       Effect.map(toCallToolResult),

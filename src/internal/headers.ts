@@ -5,6 +5,7 @@
 import * as Option from "effect/Option"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
+import * as Task from "../Task.js"
 
 /** Header names, as the spec spells them. */
 export const Header = {
@@ -62,12 +63,18 @@ export const encodeHeaderValue = (value: string): string => {
   return `=?base64?${btoa(bin)}?=`
 }
 
-/** The `Mcp-Name` source of a request: `params.name` or `params.uri`, by method. */
+/**
+ * The `Mcp-Name` source of a request: `params.name` or `params.uri`, by method; `params.taskId`
+ * for the Tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel` (SEP-2663).
+ */
 export const nameOf = (method: string, params: JsonRpc.JsonObject | undefined): string | undefined => {
   if (method === McpSchema.Method.toolsCall || method === McpSchema.Method.promptsGet) {
     return typeof params?.name === "string" ? params.name : undefined
   }
   if (method === McpSchema.Method.resourcesRead) return typeof params?.uri === "string" ? params.uri : undefined
+  if (method === Task.Method.get || method === Task.Method.update || method === Task.Method.cancel) {
+    return typeof params?.taskId === "string" ? params.taskId : undefined
+  }
   return undefined
 }
 

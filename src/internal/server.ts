@@ -19,10 +19,12 @@ import * as Headers from "./headers.js"
 import * as InputState from "./inputState.js"
 
 import * as Skill from "../Skill.js"
+import * as Task from "../Task.js"
 import { inputRequiredResult, makeContext, MRTR_METHODS, mrtrInput } from "./context.js"
 import { decodeParams, fail, Failure, invalidParamsFrom } from "./failure.js"
 import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirectory, readResource } from "./handlers.js"
 import { listen, subscribe } from "./subscriptions.js"
+import * as Tasks from "./tasks.js"
 import type { ChangeEvent, DispatchOptions, Options, Reply, Server } from "./types.js"
 import * as Visibility from "./visibility.js"
 export { statusOf } from "./failure.js"
@@ -62,7 +64,8 @@ export const make = (options: Options): Effect.Effect<Server, Defs.DefinitionErr
     const stateKeys = options.inputState?.keys !== undefined && options.inputState.keys.length > 0
       ? options.inputState.keys
       : [InputState.randomSecret()]
-    return { info, options, versions, state, events, shutdown, stateKeys }
+    const tasks = options.tasks === undefined ? undefined : yield* Tasks.makeRuntime(options.tasks, shutdown)
+    return { info, options, versions, state, events, shutdown, stateKeys, tasks }
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -83,6 +86,8 @@ export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema
   if (server.options.logging === true) caps.logging = {}
   // Skills extension (SEP-2640): declared only when skills are served; settings inline.
   if (snapshot.skills.length > 0) caps.extensions = { [Skill.EXTENSION_ID]: { directoryRead: true } }
+  // Tasks extension (SEP-2663): declared when the `tasks` option is set; no settings.
+  if (server.tasks !== undefined) caps.extensions = { ...caps.extensions, [Task.EXTENSION_ID]: {} }
   return caps
 }
 
@@ -474,6 +479,12 @@ const routeWith = (
           caps.resources?.listChanged === true || caps.resources?.subscribe === true
         ? listen(server, caps, request, ctx, options.shutdown)
         : fail(McpError.methodNotFound(request.method), 404)
+    case Task.Method.get:
+    case Task.Method.update:
+    case Task.Method.cancel:
+      return server.tasks === undefined || ctx.era === "legacy"
+        ? fail(McpError.methodNotFound(request.method), 404)
+        : Tasks.handle(server.tasks, request.method, params, ctx)
     case McpSchema.Method.resourcesSubscribe:
     case McpSchema.Method.resourcesUnsubscribe:
       return caps.resources?.subscribe === true

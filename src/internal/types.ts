@@ -16,8 +16,10 @@ import type * as Prompt from "../Prompt.js"
 import type { AuthInfo, RequestContextShape } from "../RequestContext.js"
 import type * as Resource from "../Resource.js"
 import type * as Skill from "../Skill.js"
+import type * as Task from "../Task.js"
 import type * as Tool from "../Tool.js"
 import * as Defs from "./definitions.js"
+import type * as Tasks from "./tasks.js"
 
 type McpError = JsonRpc.McpError
 
@@ -46,6 +48,7 @@ export interface Options {
   readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
   readonly skills?: ReadonlyArray<Skill.Skill>
   readonly middleware?: ReadonlyArray<Middleware>
+  readonly tasks?: Task.Options
 }
 
 /**
@@ -78,6 +81,8 @@ export interface Server {
   readonly shutdown: Deferred.Deferred<void>
   /** HMAC keys for `requestState` (the first signs, all verify). */
   readonly stateKeys: ReadonlyArray<string>
+  /** The Tasks extension's machinery, when the `tasks` option is set. */
+  readonly tasks?: Tasks.Runtime | undefined
 }
 
 /** What a legacy session knows once `initialize` was answered. */
