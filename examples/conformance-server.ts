@@ -427,7 +427,11 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
 // Tasks extension (io.modelcontextprotocol/tasks, SEP-2663; FIXTURES.md §7)
 // ---------------------------------------------------------------------------------------------
 
-const CONFIRM_SCHEMA: JsonObject = { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] }
+const CONFIRM_SCHEMA: JsonObject = {
+  type: "object",
+  properties: { confirm: { type: "boolean" } },
+  required: ["confirm"]
+}
 
 const taskTools: ReadonlyArray<Tool.Tool> = [
   Tool.make({
@@ -459,7 +463,8 @@ const taskTools: ReadonlyArray<Tool.Tool> = [
     name: "failing_job",
     description: "Fails with a tool error after about a second (a task; needs the extension)",
     task: "required",
-    handler: () => Effect.zipRight(Effect.sleep("1 second"), Effect.fail(new Tool.ToolError({ message: "The job failed" })))
+    handler: () =>
+      Effect.zipRight(Effect.sleep("1 second"), Effect.fail(new Tool.ToolError({ message: "The job failed" })))
   }),
   Tool.make({
     name: "protocol_error_job",
@@ -475,7 +480,8 @@ const taskTools: ReadonlyArray<Tool.Tool> = [
     handler: (args) =>
       Effect.map(
         Input.elicit(`Delete ${String(args.filename)}?`, CONFIRM_SCHEMA, { key: "confirm_delete" }),
-        (r) => r.action === "accept" && r.content?.confirm === true ? `Deleted ${String(args.filename)}` : "Kept the file"
+        (r) =>
+          r.action === "accept" && r.content?.confirm === true ? `Deleted ${String(args.filename)}` : "Kept the file"
       )
   }),
   Tool.make({

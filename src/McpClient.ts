@@ -23,6 +23,7 @@ import * as internalError from "./internal/clientError.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as Skill from "./Skill.js"
+import type * as Task from "./Task.js"
 import type { ClientTransport, RequestOptions, TransportError } from "./Transport.js"
 
 /**
@@ -37,7 +38,8 @@ import type { ClientTransport, RequestOptions, TransportError } from "./Transpor
  *   something that does not match the result schema;
  * - `"InputRounds"`: the server asked for input more than `maxInputRounds` times in one call;
  * - `"Unsupported"`: the transport lacks what the call needs (legacy `listen` without
- *   `sessionNotifications`).
+ *   `sessionNotifications`);
+ * - `"Cancelled"`: a task the client waited for ended `cancelled` (Tasks extension).
  *
  * @since 0.1.0
  * @category errors
@@ -112,7 +114,12 @@ export interface InputHandlers {
  *   results of calls that went through `input_required` rounds are never kept. Freshness is
  *   measured with `Clock`;
  * - `legacyTtlMs`: milliseconds, default 0: how long legacy results (which carry no `ttlMs`) are
- *   kept when `cache` is on. Legacy change notifications invalidate only while a `listen` is open.
+ *   kept when `cache` is on. Legacy change notifications invalidate only while a `listen` is open;
+ * - `tasks` (default false): declare the Tasks extension (`io.modelcontextprotocol/tasks`,
+ *   SEP-2663) on modern requests. The server may then answer `tools/call` with a task:
+ *   {@link McpClient.callTool} polls it to the end (answering its questions with the input
+ *   handlers, within `Task.AwaitOptions` defaults) and yields the final result; `client.tasks`
+ *   exposes the lifecycle.
  *
  * @since 0.1.0
  * @category models
@@ -128,6 +135,7 @@ export interface Options extends InputHandlers {
   readonly maxInputRounds?: number
   readonly cache?: boolean
   readonly legacyTtlMs?: number
+  readonly tasks?: boolean
 }
 
 /**
@@ -270,7 +278,11 @@ export interface McpClient {
   readonly listAllResourceTemplates: Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, CallError>
   readonly listPrompts: (cursor?: string) => Effect.Effect<typeof McpSchema.ListPromptsResult.Type, CallError>
   readonly listAllPrompts: Effect.Effect<ReadonlyArray<McpSchema.Prompt>, CallError>
-  /** `tools/call`. A tool's own failure is a result with `isError: true`, not a failed Effect. */
+  /**
+   * `tools/call`. A tool's own failure is a result with `isError: true`, not a failed Effect. When
+   * the server answers with a task (`Options.tasks`), the task is polled to its end: a `failed`
+   * task fails with its `McpError`, a `cancelled` one with `ClientError` "Cancelled".
+   */
   readonly callTool: (
     name: string,
     args?: JsonRpc.JsonObject,
@@ -340,6 +352,11 @@ export interface McpClient {
   ) => Effect.Effect<McpSchema.ResourceContents, CallError | Skill.SkillVerificationError>
   /** All pages of `resources/directory/read` (needs `directoryRead`). */
   readonly readDirectory: (uri: string) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, CallError>
+  /**
+   * The Tasks extension (SEP-2663, modern only): `tasks/get`, `tasks/update`, `tasks/cancel`,
+   * polling to the end (see `Task.TaskClient`). Needs `Options.tasks`.
+   */
+  readonly tasks: Task.TaskClient
   /** Closes the transport. */
   readonly close: Effect.Effect<void>
 }

@@ -50,6 +50,10 @@ import type * as Tool from "./Tool.js"
  *   (the first key signs, all verify, so keys can be rotated; default: a random key per process —
  *   give keys when several instances serve one endpoint; `ttl` default 10 minutes);
  * - `middleware`: request middlewares, outermost first (see the `Middleware` module);
+ * - `tasks`: serve the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, modern only):
+ *   `{ttl, pollInterval, maxTasks}` (see `Task.Options`); declares the extension, answers
+ *   `tasks/get`, `tasks/update`, `tasks/cancel`, and lets tools with a `task` policy answer with a
+ *   task. Task state lives in the `Task.TaskStore` of `make`'s context, else in memory;
  * - `validate`: check tool arguments against `inputSchema` and structured results against
  *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
  *   `presa-mcp/JsonSchemaFull` for full 2020-12).

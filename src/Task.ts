@@ -23,9 +23,9 @@ import * as Schema from "effect/Schema"
 import type { HandlerResult } from "./Handler.js"
 import type { InputRequest, InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
+import type { CallError } from "./McpClient.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContextShape } from "./RequestContext.js"
-import type { CallError } from "./McpClient.js"
 
 /**
  * The extension identifier, declared under `capabilities.extensions` (server: `server/discover`;
@@ -153,7 +153,9 @@ export const DetailedTask = Schema.Struct({
   ...Task.fields,
   inputRequests: Schema.optional(Json),
   result: Schema.optional(Json),
-  error: Schema.optional(Schema.Struct({ code: Schema.Int, message: Schema.String, data: Schema.optional(Schema.Unknown) }))
+  error: Schema.optional(
+    Schema.Struct({ code: Schema.Int, message: Schema.String, data: Schema.optional(Schema.Unknown) })
+  )
 }, Json)
 
 /**

@@ -18,12 +18,14 @@ import * as JsonRpc from "../JsonRpc.js"
 import type { CallError, CallOptions, Info, ListenFilter, McpClient, Options, Subscription } from "../McpClient.js"
 import * as McpSchema from "../McpSchema.js"
 import * as Skill from "../Skill.js"
+import * as Task from "../Task.js"
 import type { ClientTransport, RequestOptions } from "../Transport.js"
 import * as Cache from "./clientCache.js"
 import { ClientError } from "./clientError.js"
 import * as ClientInput from "./clientInput.js"
 import { makeRouter } from "./clientRouting.js"
 import * as Headers from "./headers.js"
+import * as TaskClient from "./taskClient.js"
 
 const decode = <A, I>(schema: Schema.Schema<A, I>, method: string) => (result: JsonRpc.JsonObject) =>
   Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(result).pipe(
@@ -111,7 +113,14 @@ export const connect = (
       version: options.version ?? "0.1.0"
     }
     const handlers: ClientInput.Handlers = options
-    const capabilities = ClientInput.capabilities(handlers, options.capabilities ?? {})
+    const declared = options.capabilities ?? {}
+    const capabilities = ClientInput.capabilities(
+      handlers,
+      options.tasks === true
+        ? { ...declared, extensions: { ...declared.extensions, [Task.EXTENSION_ID]: {} } }
+        : declared
+    )
+    const declaresTasks = JsonRpc.isObject(capabilities.extensions?.[Task.EXTENSION_ID])
     const timeout = Duration.decode(options.requestTimeout ?? "60 seconds")
     const maxInputRounds = Math.max(0, Math.floor(options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS))
     const cache = options.cache === true ? yield* Cache.make : undefined
@@ -309,6 +318,10 @@ export const connect = (
           }, timeout)
           const resultType = result.resultType
           if (resultType === undefined || resultType === "complete") return { result, usedInput: round > 0 }
+          // Tasks extension: a CreateTaskResult answers only tools/call, and only a declaring client.
+          if (resultType === "task" && method === McpSchema.Method.toolsCall && declaresTasks && isModern) {
+            return { result, usedInput: true }
+          }
           if (resultType !== "input_required") {
             return yield* new ClientError({
               reason: "InvalidResult",
@@ -366,6 +379,12 @@ export const connect = (
         }
         return outcome.result
       })
+
+    const tasks = TaskClient.make({
+      supported: isModern && JsonRpc.isObject(info.capabilities.extensions?.[Task.EXTENSION_ID]),
+      call: (method, params) => call(method, params),
+      handlers
+    })
 
     const listPage = <A, I>(method: string, schema: Schema.Schema<A, I>) => (cursor?: string) =>
       call(method, cursor === undefined ? undefined : { cursor }).pipe(Effect.flatMap(decode(schema, method)))
@@ -591,7 +610,16 @@ export const connect = (
           name,
           arguments: args ?? {},
           ...(callOptions?._meta === undefined ? {} : { _meta: callOptions._meta })
-        }, callOptions).pipe(Effect.flatMap(decode(McpSchema.CallToolResult, McpSchema.Method.toolsCall))),
+        }, callOptions).pipe(
+          Effect.flatMap((result) =>
+            TaskClient.isTaskResult(result)
+              ? Effect.flatMap(
+                decode(Task.CreateTaskResult, McpSchema.Method.toolsCall)(result),
+                (created) => tasks.awaitResult(created.taskId)
+              )
+              : decode(McpSchema.CallToolResult, McpSchema.Method.toolsCall)(result)
+          )
+        ),
       readResource: (uri, callOptions) =>
         call(McpSchema.Method.resourcesRead, { uri }, callOptions).pipe(
           Effect.flatMap(decode(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead))
@@ -643,6 +671,7 @@ export const connect = (
             ),
           "resources"
         ),
+      tasks,
       close: transport.close
     }
     return client

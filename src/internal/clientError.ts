@@ -5,7 +5,7 @@
 import * as Data from "effect/Data"
 
 export class ClientError extends Data.TaggedError("ClientError")<{
-  readonly reason: "Timeout" | "InvalidResult" | "NoCommonVersion" | "Input" | "InputRounds" | "Unsupported"
+  readonly reason: "Timeout" | "InvalidResult" | "NoCommonVersion" | "Input" | "InputRounds" | "Unsupported" | "Cancelled"
   readonly message: string
   readonly cause?: unknown
 }> {}

@@ -250,8 +250,7 @@ const UpdateParams = Schema.Struct({
   inputResponses: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
-const notFound = (taskId: string) =>
-  fail(McpError.invalidParams("Failed to retrieve task: Task not found", { taskId }))
+const notFound = (taskId: string) => fail(McpError.invalidParams("Failed to retrieve task: Task not found", { taskId }))
 
 /** The caller's live task, or -32602 (unknown, expired, or another caller's). */
 const lookup = (runtime: Runtime, taskId: string, ctx: RequestContextShape) =>
