@@ -181,6 +181,16 @@ export const CreateTaskResult = Schema.Struct({
  */
 export type CreateTaskResult = typeof CreateTaskResult.Type
 
+/**
+ * Is this `tools/call` answer a task handle (`resultType: "task"`) rather than the tool's result?
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isCreateTaskResult = (
+  result: CreateTaskResult | McpSchema.CallToolResult
+): result is CreateTaskResult => result.resultType === "task"
+
 // ---------------------------------------------------------------------------------------------
 // state
 // ---------------------------------------------------------------------------------------------

@@ -278,7 +278,91 @@ const checkErrorResponse = (model: RevisionModel, message: JsonObject): Array<st
   return problems
 }
 
+// Tasks extension (io.modelcontextprotocol/tasks, SEP-2663): the 2026-07-28 schema does not define its
+// methods or CreateTaskResult, so their results are checked against the SEP's TypeScript shapes written out
+// below as JSON Schema (Task, DetailedTask, CreateTaskResult), with the schema's own definitions for what they
+// embed: the generic `Result` and envelope, `InputRequests`, the inlined `CallToolResult`, the error object.
+const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/update", "tasks/cancel"])
+const TASK_PROPERTIES: JsonObject = {
+  taskId: { type: "string" },
+  status: { enum: ["working", "input_required", "completed", "failed", "cancelled"] },
+  statusMessage: { type: "string" },
+  createdAt: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$" },
+  lastUpdatedAt: {
+    type: "string",
+    pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$"
+  },
+  ttlMs: { type: ["integer", "null"] },
+  pollIntervalMs: { type: "integer" }
+}
+const TASK_REQUIRED = ["taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs"]
+const taskAjv = new Ajv2020({ strict: false, allErrors: true })
+const createTaskResult = taskAjv.compile({
+  type: "object",
+  properties: { ...TASK_PROPERTIES, resultType: { const: "task" } },
+  required: [...TASK_REQUIRED, "resultType"],
+  not: {
+    anyOf: [{ required: ["result"] }, { required: ["error"] }, { required: ["inputRequests"] }, {
+      required: ["requestState"]
+    }]
+  }
+})
+const detailedTask = taskAjv.compile({
+  type: "object",
+  properties: { ...TASK_PROPERTIES, resultType: { const: "complete" } },
+  required: [...TASK_REQUIRED, "resultType"],
+  not: { required: ["requestState"] },
+  allOf: [
+    {
+      if: { properties: { status: { const: "input_required" } } },
+      then: { required: ["inputRequests"] },
+      else: { not: { required: ["inputRequests"] } }
+    },
+    {
+      if: { properties: { status: { const: "completed" } } },
+      then: { required: ["result"] },
+      else: { not: { required: ["result"] } }
+    },
+    {
+      if: { properties: { status: { const: "failed" } } },
+      then: { required: ["error"] },
+      else: { not: { required: ["error"] } }
+    }
+  ]
+})
+const ackResult = taskAjv.compile({
+  type: "object",
+  properties: { resultType: { const: "complete" } },
+  required: ["resultType"],
+  not: { anyOf: ["taskId", "status", "result", "error", "inputRequests"].map((k) => ({ required: [k] })) }
+})
+
+const checkTaskResult = (model: RevisionModel, method: string, message: JsonObject): Array<string> => {
+  const problems = run(model, model.resultEnvelope, message, "response envelope")
+  const result = getRecord(message, "result") ?? {}
+  const label = `result of ${method} (Tasks extension, SEP-2663)`
+  const shape = method === "tools/call" ? createTaskResult : method === "tasks/get" ? detailedTask : ackResult
+  if (!shape(result)) {
+    for (const e of shape.errors ?? []) problems.push(`${label}: ${describe(e, "/result")}`)
+  }
+  if (method === "tasks/get") {
+    const inner = getRecord(result, "result")
+    if (inner !== undefined) problems.push(...run(model, "CallToolResult", inner, label, { base: "/result/result" }))
+    const requests = getRecord(result, "inputRequests")
+    if (requests !== undefined) {
+      problems.push(...run(model, "InputRequests", requests, label, { base: "/result/inputRequests" }))
+    }
+    const error = getRecord(result, "error")
+    if (error !== undefined) problems.push(...run(model, "Error", error, label, { base: "/result/error" }))
+  }
+  return problems
+}
+
 const checkResultResponse = (model: RevisionModel, method: string, message: JsonObject): Array<string> => {
+  if (
+    model.rev === "2026-07-28" &&
+    (TASK_METHODS.has(method) || (method === "tools/call" && getRecord(message, "result")?.["resultType"] === "task"))
+  ) return checkTaskResult(model, method, message)
   const entry = model.resultTable.get(method)
   if (entry === undefined) {
     return [`method ${JSON.stringify(method)} is not a request of revision ${model.rev} (no result type to check)`]
