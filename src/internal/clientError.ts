@@ -5,7 +5,14 @@
 import * as Data from "effect/Data"
 
 export class ClientError extends Data.TaggedError("ClientError")<{
-  readonly reason: "Timeout" | "InvalidResult" | "NoCommonVersion" | "Input" | "InputRounds" | "Unsupported" | "Cancelled"
+  readonly reason:
+    | "Timeout"
+    | "InvalidResult"
+    | "NoCommonVersion"
+    | "Input"
+    | "InputRounds"
+    | "Unsupported"
+    | "Cancelled"
   readonly message: string
   readonly cause?: unknown
 }> {}
