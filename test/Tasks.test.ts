@@ -386,6 +386,28 @@ describe("Tasks: gating, errors, ttl, limits", () => {
       assert.strictEqual((yield* getTask(conn, b)).status, "working")
     }))
 
+  it.effect("a TaskStore in make's context replaces the in-memory default", () =>
+    Effect.gen(function*() {
+      const inner = yield* Task.makeMemoryStore
+      const writes = yield* Ref.make<ReadonlyArray<string>>([])
+      const note = (what: string) => Ref.update(writes, (w) => [...w, what])
+      const store: Task.TaskStoreShape = {
+        create: (record, limit, now) => Effect.zipRight(note("create"), inner.create(record, limit, now)),
+        get: inner.get,
+        modify: (taskId, now, f) => Effect.zipRight(note("modify"), inner.modify(taskId, now, f))
+      }
+      const server = yield* makeTasksServer(yield* Ref.make(0)).pipe(Effect.provideService(Task.TaskStore, store))
+      const conn = yield* modern(server)
+      const id = taskIdOf(yield* call(conn, "steps", { n: 0, delayMs: 0 }))
+      const done = yield* settle(conn, id, terminal)
+      assert.strictEqual(done.status, "completed")
+      const seen = yield* Ref.get(writes)
+      assert.strictEqual(seen[0], "create")
+      assert.include(seen, "modify")
+      const inStore = yield* inner.get(id, 0)
+      assert.strictEqual(inStore._tag === "Some" ? inStore.value.status : undefined, "completed")
+    }))
+
   it.effect("server shutdown interrupts running tasks (finalizers run; status cancelled)", () =>
     Effect.gen(function*() {
       const finalized = yield* Ref.make(0)
