@@ -329,6 +329,24 @@ describe("Tasks: gating, errors, ttl, limits", () => {
       )
     }))
 
+  it.effect("subscriptions/listen asking for taskIds without the extension: -32021", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({
+        name: "l",
+        version: "1",
+        tasks: {},
+        listChanged: true,
+        tools: [Tool.make({ name: "t", handler: () => "t" })]
+      })
+      const conn = yield* modern(server)
+      const reply = yield* conn.call("subscriptions/listen", {
+        notifications: { taskIds: ["x"], toolsListChanged: true }
+      })
+      const e = errorOf(reply)
+      assert.strictEqual(e.code, -32021)
+      expect(e.data).toEqual({ requiredCapabilities: { extensions: { [Task.EXTENSION_ID]: {} } } })
+    }))
+
   it.effect("HTTP headers: Mcp-Name must carry the taskId on tasks/get (-32020 otherwise)", () =>
     Effect.gen(function*() {
       const conn = yield* modern(yield* makeTasksServer(yield* Ref.make(0)))

@@ -107,6 +107,7 @@ export const callTool = (
     }
     const execute = (c: RequestContextShape) => runTool(server, tool, args, c)
     // Tasks extension: the tool's policy may answer with a task whose handler runs on.
+    if (tool.def.task === undefined) return yield* execute(ctx)
     const task = yield* Tasks.maybeStart(server.tasks, tool.def.task, args, ctx, execute)
     return Option.isSome(task) ? task.value : yield* execute(ctx)
   })

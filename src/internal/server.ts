@@ -477,7 +477,10 @@ const routeWith = (
     case McpSchema.Method.subscriptionsListen:
       return caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
           caps.resources?.listChanged === true || caps.resources?.subscribe === true
-        ? listen(server, caps, request, ctx, options.shutdown)
+        ? Effect.zipRight(
+          Tasks.checkListen(server.tasks, params, ctx),
+          listen(server, caps, request, ctx, options.shutdown)
+        )
         : fail(McpError.methodNotFound(request.method), 404)
     case Task.Method.get:
     case Task.Method.update:

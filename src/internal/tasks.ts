@@ -240,6 +240,21 @@ const run = (
   )
 }
 
+/**
+ * `subscriptions/listen` asking for `notifications.taskIds` from a request that does not declare
+ * the extension: -32021 (SEP-2663 "Task Status Notifications"). A declaring client is
+ * acknowledged without `taskIds`: this server sends no `notifications/tasks` (clients poll).
+ */
+export const checkListen = (
+  runtime: Runtime | undefined,
+  params: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<void, Failure> =>
+  runtime !== undefined && JsonRpc.isObject(params.notifications) && params.notifications.taskIds !== undefined &&
+    !declares(ctx)
+    ? fail(missingExtension())
+    : Effect.void
+
 // ---------------------------------------------------------------------------------------------
 // tasks/get, tasks/update, tasks/cancel
 // ---------------------------------------------------------------------------------------------
