@@ -3,18 +3,34 @@
  * into an Effect; a thrown exception or rejected Promise is a defect (see the error model in
  * docs/architecture.md).
  *
+ * A handler's Effect may require `RequestContext` (always provided) and services `R` of its own:
+ * definitions carry `R` in their type (`Tool.Tool<R>`, `Resource.Resource<R>`, …), and
+ * `McpServer.make` requires from its environment whatever no middleware provides.
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import type { RequestContext } from "./RequestContext.js"
 
 /**
- * A handler's return: `A`, `Promise<A>`, or `Effect<A, E, RequestContext>`.
+ * A handler's return: `A`, `Promise<A>`, or `Effect<A, E, R | RequestContext>` (`R`: the services
+ * the handler needs besides the request context; default none).
  *
  * @since 0.1.0
  * @category models
  */
-export type HandlerResult<A, E> = A | PromiseLike<A> | Effect.Effect<A, E, RequestContext>
+export type HandlerResult<A, E, R = never> = A | PromiseLike<A> | Effect.Effect<A, E, R | RequestContext>
+
+/**
+ * The services a handler function `F` requires besides `RequestContext` (what its returned Effect
+ * needs; `never` for values and Promises).
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Services<F> = F extends (...args: ReadonlyArray<never>) => infer Out ? ServicesOf<Out> : never
+
+type ServicesOf<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R> ? Exclude<R, RequestContext> : never
 
 const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
@@ -25,7 +41,9 @@ const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
  * @since 0.1.0
  * @category combinators
  */
-export const lift = <A, E>(run: () => HandlerResult<A, E>): Effect.Effect<A, E, RequestContext> =>
+export const lift = <A, E, R = never>(
+  run: () => HandlerResult<A, E, R>
+): Effect.Effect<A, E, R | RequestContext> =>
   Effect.suspend(() => {
     const out = run()
     if (Effect.isEffect(out)) return out

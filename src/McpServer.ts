@@ -16,12 +16,14 @@ import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import * as Defs from "./internal/definitions.js"
 import * as Headers from "./internal/headers.js"
+import * as Provide from "./internal/provide.js"
 import * as internal from "./internal/server.js"
 import * as Visibility from "./internal/visibility.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
+import type * as Middleware from "./Middleware.js"
 import type * as Prompt from "./Prompt.js"
-import type { RequestContextShape } from "./RequestContext.js"
+import type { RequestContext, RequestContextShape } from "./RequestContext.js"
 import type * as Resource from "./Resource.js"
 import type * as Skill from "./Skill.js"
 import type * as Tool from "./Tool.js"
@@ -49,7 +51,8 @@ import type * as Tool from "./Tool.js"
  * - `inputState`: `{keys, ttl}` for the HMAC that signs `requestState` of `input_required` results
  *   (the first key signs, all verify, so keys can be rotated; default: a random key per process —
  *   give keys when several instances serve one endpoint; `ttl` default 10 minutes);
- * - `middleware`: request middlewares, outermost first (see the `Middleware` module);
+ * - `middleware`: request middlewares, outermost first (see the `Middleware` module): what they
+ *   provide is visible to the handlers' types;
  * - `tasks`: serve the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, modern only):
  *   `{ttl, pollInterval, maxTasks}` (see `Task.Options`); declares the extension, answers
  *   `tasks/get`, `tasks/update`, `tasks/cancel`, and lets tools with a `task` policy answer with a
@@ -58,19 +61,52 @@ import type * as Tool from "./Tool.js"
  *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
  *   `presa-mcp/JsonSchemaFull` for full 2020-12).
  *
+ * The type parameters are the definitions' and middlewares' types ({@link make} infers them to
+ * compute the services the server needs); their defaults are definitions that need no services.
+ *
  * @since 0.1.0
  * @category models
  */
-export type Options = internal.Options
+export type Options<
+  T extends Tool.Any = Tool.Tool,
+  Res extends Resource.AnyResource = Resource.Resource,
+  Tpl extends Resource.AnyTemplate = Resource.ResourceTemplate,
+  P extends Prompt.Any = Prompt.Prompt,
+  M extends Middleware.Any = Middleware.Middleware
+> = internal.Options<T, Res, Tpl, P, M>
 
 /**
  * A server value: `info` (its `Implementation`), `versions` (served, newest first) and `state`
  * (the `SubscriptionRef` of definition snapshots; observe `state.changes` for live changes).
  *
+ * `Services` (type-level only) are the services its handlers can count on: what {@link make}
+ * required from its environment and what its middlewares provide. The live `add*` calls use it:
+ * a definition added later requires from the add call only the services outside `Services`. It is
+ * contravariant, so a `McpServer<Db>` is a `McpServer` (transports take any server).
+ *
  * @since 0.1.0
  * @category models
  */
-export type McpServer = internal.Server
+export type McpServer<Services = never> = internal.Server<Services>
+
+/**
+ * What {@link make} requires from its environment for these definitions and middlewares: the
+ * services the handlers need (besides `RequestContext`) that no middleware provides, and the
+ * middlewares' own requirements.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Requirements<T, Res, Tpl, P, M> = internal.Requirements<T, Res, Tpl, P, M>
+
+/**
+ * The services the handlers of a server built from these definitions and middlewares can count on
+ * (its {@link Requirements} and what the middlewares provide).
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Services<T, Res, Tpl, P, M> = internal.ServerServices<T, Res, Tpl, P, M>
 
 /**
  * A legacy session: the state one `initialize` creates (one stdio process, one HTTP
@@ -133,10 +169,28 @@ export type McpError = JsonRpc.McpError
 /**
  * Builds a server. Fails with `DefinitionError` when a definition is refused.
  *
+ * Services: the definitions' handlers may need services besides `RequestContext` (their `R`), and
+ * middlewares may provide some and require others. `make` requires from its environment exactly
+ * {@link Requirements} (the handlers' services no middleware provides, plus the middlewares' own),
+ * captures that environment (`Effect.context`) and provides it to every request, under what the
+ * middlewares provide. So handlers can use the app's services (a database layer), and
+ * {@link layer} composes into larger Effect apps. Middlewares written inline as plain functions
+ * provide nothing at the type level: declare what a middleware provides with
+ * `Middleware.provide` / `Middleware.make`.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: Options) => Effect.Effect<McpServer, DefinitionError> = internal.make
+export const make = <
+  T extends Tool.Any = Tool.Tool,
+  Res extends Resource.AnyResource = Resource.Resource,
+  Tpl extends Resource.AnyTemplate = Resource.ResourceTemplate,
+  P extends Prompt.Any = Prompt.Prompt,
+  M extends Middleware.Any = Middleware.Middleware
+>(
+  options: Options<T, Res, Tpl, P, M>
+): Effect.Effect<McpServer<Services<T, Res, Tpl, P, M>>, DefinitionError, Requirements<T, Res, Tpl, P, M>> =>
+  internal.make(options)
 
 /**
  * A new legacy session for a connection.
@@ -207,10 +261,18 @@ export const capabilities = (server: McpServer): Effect.Effect<McpSchema.ServerC
  * Adds a tool (an `Effect` over the snapshot `Ref`; requests in flight keep their snapshot).
  * Fails with `DefinitionError` on a duplicate name or a bad schema.
  *
+ * Services: the add call requires the services the tool needs that the server does not offer
+ * (see {@link McpServer}); it captures its environment and the handler sees it beneath the
+ * request's (the same holds for every `add*`).
+ *
  * @since 0.1.0
  * @category combinators
  */
-export const addTool: (server: McpServer, tool: Tool.Tool) => Effect.Effect<void, DefinitionError> = internal.addTool
+export const addTool = <S, R>(
+  server: McpServer<S>,
+  tool: Tool.Tool<R>
+): Effect.Effect<void, DefinitionError, Exclude<R, S | RequestContext>> =>
+  Effect.flatMap(Effect.context<never>(), (context) => internal.addTool(server, Provide.tool(context, tool)))
 
 /**
  * Removes a tool by name (no-op when absent).
@@ -226,8 +288,14 @@ export const removeTool: (server: McpServer, name: string) => Effect.Effect<void
  * @since 0.1.0
  * @category combinators
  */
-export const addResource: (server: McpServer, resource: Resource.Resource) => Effect.Effect<void, DefinitionError> =
-  internal.addResource
+export const addResource = <S, R>(
+  server: McpServer<S>,
+  resource: Resource.Resource<R>
+): Effect.Effect<void, DefinitionError, Exclude<R, S | RequestContext>> =>
+  Effect.flatMap(
+    Effect.context<never>(),
+    (context) => internal.addResource(server, Provide.resource(context, resource))
+  )
 
 /**
  * Removes a static resource by URI.
@@ -244,10 +312,14 @@ export const removeResource: (server: McpServer, uri: string) => Effect.Effect<v
  * @since 0.1.0
  * @category combinators
  */
-export const addResourceTemplate: (
-  server: McpServer,
-  template: Resource.ResourceTemplate
-) => Effect.Effect<void, DefinitionError> = internal.addResourceTemplate
+export const addResourceTemplate = <S, R>(
+  server: McpServer<S>,
+  template: Resource.ResourceTemplate<R>
+): Effect.Effect<void, DefinitionError, Exclude<R, S | RequestContext>> =>
+  Effect.flatMap(
+    Effect.context<never>(),
+    (context) => internal.addResourceTemplate(server, Provide.template(context, template))
+  )
 
 /**
  * Removes a resource template by its `uriTemplate`.
@@ -264,8 +336,11 @@ export const removeResourceTemplate: (server: McpServer, uriTemplate: string) =>
  * @since 0.1.0
  * @category combinators
  */
-export const addPrompt: (server: McpServer, prompt: Prompt.Prompt) => Effect.Effect<void, DefinitionError> =
-  internal.addPrompt
+export const addPrompt = <S, R>(
+  server: McpServer<S>,
+  prompt: Prompt.Prompt<R>
+): Effect.Effect<void, DefinitionError, Exclude<R, S | RequestContext>> =>
+  Effect.flatMap(Effect.context<never>(), (context) => internal.addPrompt(server, Provide.prompt(context, prompt)))
 
 /**
  * Removes a prompt by name.
@@ -285,13 +360,24 @@ export const removePrompt: (server: McpServer, name: string) => Effect.Effect<vo
 export class McpServerService extends Context.Tag("presa-mcp/McpServer")<McpServerService, McpServer>() {}
 
 /**
- * A layer providing {@link McpServerService}, built from `options`.
+ * A layer providing {@link McpServerService}, built from `options` with {@link make}: it requires
+ * {@link Requirements} (provide them with `Layer.provide`, e.g. the app's database layer). The
+ * service's type does not carry the server's services: definitions added through it require from
+ * the add call what they need.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<McpServerService, DefinitionError> =>
-  Layer.effect(McpServerService, internal.make(options))
+export const layer = <
+  T extends Tool.Any = Tool.Tool,
+  Res extends Resource.AnyResource = Resource.Resource,
+  Tpl extends Resource.AnyTemplate = Resource.ResourceTemplate,
+  P extends Prompt.Any = Prompt.Prompt,
+  M extends Middleware.Any = Middleware.Middleware
+>(
+  options: Options<T, Res, Tpl, P, M>
+): Layer.Layer<McpServerService, DefinitionError, Requirements<T, Res, Tpl, P, M>> =>
+  Layer.effect(McpServerService, make(options))
 
 /**
  * A change event: a list changed (`tools`, `prompts`, `resources`) or a resource's contents were

@@ -4,28 +4,125 @@
  * in the order given: the first one is the outermost.
  *
  * A middleware sees `{method, params, ctx}` and `next` (the rest of the chain). It can time or
- * log the call, short-circuit with its own result or an `McpError`, or run `next` with extra
- * services provided (`Effect.provideService(next, Tag, value)`), which handlers then read with
- * `yield* Tag` (their static `R` does not list such services: provide them for every method or
- * read them with `Effect.serviceOption`).
+ * log the call, short-circuit with its own result or an `McpError`, or run `next` with services
+ * provided. What it provides is typed: `Middleware<Provides, Requires>` provides `Provides` to
+ * what it wraps and needs `Requires` itself. Build one with {@link provide} (a service computed
+ * per request, e.g. the current user from `ctx.auth`) or {@link make} (the general form: annotate
+ * `next` with `Middleware.Next<Provides>`). A handler that `yield*`s a provided service then
+ * compiles and `McpServer.make` does not require that service from its environment (see
+ * `McpServer.make`). Plain functions are middlewares that provide nothing (and, written inline in
+ * `middleware: [...]`, require nothing); mixed with providing middlewares in one list, wrap them
+ * in {@link make} so the list's types stay exact.
+ *
+ * Every middleware runs on every request, so a service one provides is there for every handler;
+ * its requirements come from the server's environment (not from other middlewares).
  *
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
+import type { InputRequired } from "./Input.js"
 import type * as internal from "./internal/types.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type { RequestContextShape } from "./RequestContext.js"
 
 /**
- * A middleware (see the module doc). `next` and the result may fail with `McpError` (a JSON-RPC
- * error) or `Input.InputRequired` (let it pass).
+ * A middleware (see the module doc): `(request, next) => Effect`. `next` needs the services the
+ * middleware provides (`Provides`); the middleware's Effect needs `Requires`. Both may fail with
+ * `McpError` (a JSON-RPC error) or `Input.InputRequired` (let it pass). The optional `~provides`
+ * member is type-level only.
  *
  * @since 0.1.0
  * @category models
  */
-export type Middleware = internal.Middleware
+export type Middleware<Provides = never, Requires = never> = internal.Middleware<Provides, Requires>
+
+/**
+ * Any middleware, whatever it provides and requires (the constraint `McpServer.make` infers
+ * middlewares against).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Any = internal.AnyMiddleware
+
+/**
+ * What a middleware sees of one request: `method`, `params` (the request's params object, `{}`
+ * when absent) and `ctx` (the request context).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Request = internal.MiddlewareRequest
+
+/**
+ * The rest of the chain as a middleware sees it: an Effect yielding the result object, failing
+ * with `McpError` or `InputRequired`, and needing the services `Provides` the middleware provides.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Next<Provides = never> = internal.MiddlewareNext<Provides>
+
+/**
+ * The services a middleware (or a union of middlewares) provides to what it wraps.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Provides<M> = internal.MiddlewareProvides<M>
+
+/**
+ * The services a middleware's own Effect (or a union of middlewares') needs.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Requires<M> = internal.MiddlewareRequires<M>
+
+/**
+ * The general form: a middleware from a function. Annotate `next` with `Middleware.Next<Provides>`
+ * to declare what it provides (the function must then eliminate `Provides` from `next`, e.g. with
+ * `Effect.provideService`); `Requires` is inferred from what its Effect needs.
+ *
+ * @example
+ * ```ts
+ * const tenant = Middleware.make((request, next: Middleware.Next<Tenant>) =>
+ *   Effect.provideService(next, Tenant, { id: request.ctx.auth?.subject ?? "public" }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <Provides = never, Requires = never>(
+  f: (
+    request: Request,
+    next: Next<Provides>
+  ) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired, Requires>
+): Middleware<Provides, Requires> => f
+
+/**
+ * A middleware that provides the service `tag` to everything it wraps, computed per request by
+ * `f` (which may fail with `McpError` to refuse the request, and may need services `Requires`).
+ *
+ * @example
+ * ```ts
+ * const currentUser = Middleware.provide(CurrentUser, (request) =>
+ *   request.ctx.auth === undefined
+ *     ? Effect.fail(McpServer.McpError.invalidParams("sign in first"))
+ *     : Effect.succeed({ id: request.ctx.auth.subject }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const provide = <I, S, Requires = never>(
+  tag: Context.Tag<I, S>,
+  f: (request: Request) => Effect.Effect<S, JsonRpc.McpError | InputRequired, Requires>
+): Middleware<I, Requires> =>
+(request, next) => Effect.flatMap(f(request), (service) => Effect.provideService(next, tag, service))
 
 /**
  * The JSON-RPC error code of {@link rateLimit} (application-defined, outside the reserved

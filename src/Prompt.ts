@@ -6,11 +6,11 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import type { HandlerResult } from "./Handler.js"
+import type { HandlerResult, Services as HandlerServices } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
-import type { RequestContextShape } from "./RequestContext.js"
+import type { RequestContext, RequestContextShape } from "./RequestContext.js"
 import type { Complete } from "./Resource.js"
 
 /**
@@ -39,12 +39,13 @@ export type PromptReturn =
 
 /**
  * A prompt: `{name, title?, description?, arguments?, handler(args, ctx), complete?}`. Required
- * arguments are checked before the handler runs (-32602 naming the missing one).
+ * arguments are checked before the handler runs (-32602 naming the missing one). `R`: the services
+ * its handler (and completion functions) need besides `RequestContext` (default none).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Prompt {
+export interface Prompt<R = never> {
   readonly name: string
   readonly title?: string
   readonly description?: string
@@ -59,14 +60,36 @@ export interface Prompt {
   readonly handler: (
     args: Readonly<Record<string, string>>,
     ctx: RequestContextShape
-  ) => HandlerResult<PromptReturn, JsonRpc.McpError | InputRequired>
-  readonly complete?: Readonly<Record<string, Complete>>
+  ) => HandlerResult<PromptReturn, JsonRpc.McpError | InputRequired, R>
+  readonly complete?: Readonly<Record<string, Complete<R>>>
 }
 
 /**
- * Defines a prompt (identity, for inference).
+ * Any prompt, whatever services it needs (the constraint `McpServer.make` infers against).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Any = Prompt<unknown>
+
+/**
+ * The services a prompt's handler and completion functions need besides `RequestContext`
+ * (distributes over a union of prompts).
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Services<P> = P extends { readonly handler: infer H } ?
+    | HandlerServices<H>
+    | (P extends { readonly complete?: Readonly<Record<string, infer C>> } ? HandlerServices<C> : never)
+  : never
+
+/**
+ * Defines a prompt (identity, for inference of the handler's services `R`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (prompt: Prompt): Prompt => prompt
+export const make = <R = never>(prompt: Prompt<R>): Prompt<Exclude<R, RequestContext>> =>
+  // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
+  prompt as Prompt<Exclude<R, RequestContext>>

@@ -7,11 +7,11 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import type { HandlerResult } from "./Handler.js"
+import type { HandlerResult, Services as HandlerServices } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
-import type { RequestContextShape } from "./RequestContext.js"
+import type { RequestContext, RequestContextShape } from "./RequestContext.js"
 
 /**
  * What a resource handler may return:
@@ -48,18 +48,19 @@ interface Metadata {
 
 /**
  * A static resource: `{uri, name, title?, description?, mimeType?, size?, handler(uri, ctx)}`.
+ * `R`: the services its handler needs besides `RequestContext` (default none).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Resource extends Metadata {
+export interface Resource<R = never> extends Metadata {
   readonly uri: string
   /** Raw size in bytes, if known. */
   readonly size?: number
   readonly handler: (
     uri: string,
     ctx: RequestContextShape
-  ) => HandlerResult<ResourceReturn, JsonRpc.McpError | InputRequired>
+  ) => HandlerResult<ResourceReturn, JsonRpc.McpError | InputRequired, R>
 }
 
 /**
@@ -70,7 +71,7 @@ export interface Resource extends Metadata {
  * @since 0.1.0
  * @category models
  */
-export type Complete = (
+export type Complete<R = never> = (
   value: string,
   otherArguments: Readonly<Record<string, string>>,
   ctx: RequestContextShape
@@ -80,7 +81,8 @@ export type Complete = (
     readonly total?: number
     readonly hasMore?: boolean
   },
-  JsonRpc.McpError
+  JsonRpc.McpError,
+  R
 >
 
 /**
@@ -95,27 +97,58 @@ export type Complete = (
  * @since 0.1.0
  * @category models
  */
-export interface ResourceTemplate extends Metadata {
+export interface ResourceTemplate<R = never> extends Metadata {
   readonly uriTemplate: string
   readonly handler: (
     variables: Readonly<Record<string, string>>,
     ctx: RequestContextShape & { readonly uri: string }
-  ) => HandlerResult<ResourceReturn, JsonRpc.McpError | InputRequired>
-  readonly complete?: Readonly<Record<string, Complete>>
+  ) => HandlerResult<ResourceReturn, JsonRpc.McpError | InputRequired, R>
+  readonly complete?: Readonly<Record<string, Complete<R>>>
 }
 
 /**
- * Defines a static resource (identity, for inference).
+ * Any static resource, whatever services it needs (the constraint `McpServer.make` infers against).
  *
  * @since 0.1.0
- * @category constructors
+ * @category models
  */
-export const make = (resource: Resource): Resource => resource
+export type AnyResource = Resource<unknown>
 
 /**
- * Defines a resource template (identity, for inference).
+ * Any resource template, whatever services it needs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AnyTemplate = ResourceTemplate<unknown>
+
+/**
+ * The services a resource's or template's handler (and completion functions) need besides
+ * `RequestContext` (distributes over a union).
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Services<D> = D extends { readonly handler: infer H } ?
+    | HandlerServices<H>
+    | (D extends { readonly complete?: Readonly<Record<string, infer C>> } ? HandlerServices<C> : never)
+  : never
+
+/**
+ * Defines a static resource (identity, for inference of the handler's services `R`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const template = (template: ResourceTemplate): ResourceTemplate => template
+export const make = <R = never>(resource: Resource<R>): Resource<Exclude<R, RequestContext>> =>
+  // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
+  resource as Resource<Exclude<R, RequestContext>>
+
+/**
+ * Defines a resource template (identity, for inference of the handler's services `R`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const template = <R = never>(template: ResourceTemplate<R>): ResourceTemplate<Exclude<R, RequestContext>> =>
+  template as ResourceTemplate<Exclude<R, RequestContext>>

@@ -13,11 +13,11 @@ import type * as Schema from "effect/Schema"
 import * as S from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { Blocks } from "./Content.js"
-import { type HandlerResult, lift } from "./Handler.js"
+import { type HandlerResult, lift, type Services as HandlerServices } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
-import type { RequestContextShape } from "./RequestContext.js"
+import type { RequestContext, RequestContextShape } from "./RequestContext.js"
 import type * as Task from "./Task.js"
 
 /**
@@ -55,15 +55,16 @@ export type ToolReturn =
 
 /**
  * A tool handler: gets the (validated) arguments and the request context. Its errors: `ToolError`
- * (→ `isError` result) or `McpError` (→ JSON-RPC error). Anything thrown is a defect.
+ * (→ `isError` result) or `McpError` (→ JSON-RPC error). Anything thrown is a defect. `R`: the
+ * services its Effect needs besides `RequestContext` (default none; see `McpServer.make`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Handler<A> = (
+export type Handler<A, R = never> = (
   args: A,
   ctx: RequestContextShape
-) => HandlerResult<ToolReturn, ToolError | JsonRpc.McpError | InputRequired>
+) => HandlerResult<ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
 
 interface Common {
   /** Unique per server; SHOULD be 1–128 chars of `[A-Za-z0-9_.-]`. */
@@ -94,10 +95,10 @@ interface Common {
  * @since 0.1.0
  * @category models
  */
-export interface JsonTool extends Common {
+export interface JsonTool<R = never> extends Common {
   readonly inputSchema?: JsonRpc.JsonObject
   readonly outputSchema?: JsonRpc.JsonObject
-  readonly handler: Handler<JsonRpc.JsonObject>
+  readonly handler: Handler<JsonRpc.JsonObject, R>
 }
 
 /**
@@ -107,31 +108,50 @@ export interface JsonTool extends Common {
  * @since 0.1.0
  * @category models
  */
-export interface TypedTool<A, I, O, OI> extends Common {
+export interface TypedTool<A, I, O, OI, R = never> extends Common {
   readonly parameters: Schema.Schema<A, I>
   readonly success?: Schema.Schema<O, OI>
   readonly handler: (
     args: A,
     ctx: RequestContextShape
-  ) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError | InputRequired>
+  ) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
 }
 
 /**
  * A tool definition as the server takes it: a JSON Schema tool. Typed tools become one through
- * {@link typed}.
+ * {@link typed}. `R`: the services its handler needs besides `RequestContext` (default none).
  *
  * @since 0.1.0
  * @category models
  */
-export type Tool = JsonTool
+export type Tool<R = never> = JsonTool<R>
 
 /**
- * Defines a JSON Schema tool (identity; gives the handler's arguments their type).
+ * Any tool, whatever services it needs (the constraint `McpServer.make` infers tools against).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Any = JsonTool<unknown>
+
+/**
+ * The services a tool's handler needs besides `RequestContext` (distributes over a union of tools).
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Services<T> = T extends { readonly handler: infer H } ? HandlerServices<H> : never
+
+/**
+ * Defines a JSON Schema tool (identity; gives the handler's arguments their type and infers the
+ * services `R` its handler needs besides `RequestContext`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (tool: JsonTool): JsonTool => tool
+export const make = <R = never>(tool: JsonTool<R>): JsonTool<Exclude<R, RequestContext>> =>
+  // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
+  tool as JsonTool<Exclude<R, RequestContext>>
 
 /**
  * Defines a tool from Effect Schemas. `inputSchema` (and `outputSchema` from `success`) are
@@ -144,7 +164,9 @@ export const make = (tool: JsonTool): JsonTool => tool
  * @since 0.1.0
  * @category constructors
  */
-export const typed = <A, I, O = never, OI = never>(tool: TypedTool<A, I, O, OI>): JsonTool => {
+export const typed = <A, I, O = never, OI = never, R = never>(
+  tool: TypedTool<A, I, O, OI, R>
+): JsonTool<Exclude<R, RequestContext>> => {
   const { handler, parameters, success, ...common } = tool
   const decode = S.decodeUnknown(parameters)
   const encode = success === undefined ? undefined : S.encode(success)
@@ -156,7 +178,7 @@ export const typed = <A, I, O = never, OI = never>(tool: TypedTool<A, I, O, OI>)
     : wrapOutput
     ? { type: "object", properties: { value: derivedOutput }, required: ["value"] }
     : derivedOutput
-  return {
+  const compiled: JsonTool<R> = {
     ...common,
     inputSchema: deriveInputSchema(parameters),
     ...(outputSchema === undefined ? {} : { outputSchema }),
@@ -174,6 +196,7 @@ export const typed = <A, I, O = never, OI = never>(tool: TypedTool<A, I, O, OI>)
         )
       )
   }
+  return make(compiled)
 }
 
 const EMPTY_OBJECT: JsonRpc.JsonObject = { type: "object", properties: {} }

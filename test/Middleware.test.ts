@@ -6,12 +6,14 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
 import { Content, InProcess, McpClient, McpServer, Middleware, Prompt, RequestContext, Resource, Tool } from "presa-mcp"
 import { asArray, connect, ERAS, errorOf, get, resultOf, textAt } from "./support/Wire.js"
 
 class CurrentUser extends Context.Tag("test/CurrentUser")<CurrentUser, { readonly name: string }>() {}
+class Db extends Context.Tag("test/Db")<Db, { readonly get: (key: string) => string }>() {}
 
 const names = (u: unknown): ReadonlyArray<unknown> => asArray(u).map((t) => get(t, "name"))
 
@@ -67,23 +69,71 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       assert.strictEqual(yield* Ref.get(ran), 1)
     }))
 
-  it.effect("enriches the context: a service it provides is seen by the handler", () =>
+  it.effect("enriches the context: a service it provides is seen by the handler (typed)", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({
         name: "mw",
         version: "1",
-        tools: [Tool.make({
-          name: "whoami",
-          handler: () =>
-            Effect.map(Effect.serviceOption(CurrentUser), (u) => (u._tag === "Some" ? u.value.name : "nobody"))
-        })],
-        middleware: [(req, next) => Effect.provideService(next, CurrentUser, { name: `user-of-${req.ctx.era}` })]
+        tools: [Tool.make({ name: "whoami", handler: () => Effect.map(CurrentUser, (u) => u.name) })],
+        middleware: [Middleware.provide(CurrentUser, (req) => Effect.succeed({ name: `user-of-${req.ctx.era}` }))]
       })
       const conn = yield* connect(server, rev)
       assert.strictEqual(
         textAt(yield* conn.call("tools/call", { name: "whoami" })),
         `user-of-${rev === "2026-07-28" ? "modern" : "legacy"}`
       )
+    }))
+
+  it.effect("a service from the app's Layer reaches handlers of every kind; a middleware's wins over it", () =>
+    Effect.gen(function*() {
+      const db = (name: string) => Layer.succeed(Db, { get: (key: string) => `${name}:${key}` })
+      const serverLayer = McpServer.layer({
+        name: "mw",
+        version: "1",
+        tools: [Tool.make({ name: "lookup", handler: (args) => Effect.map(Db, (d) => d.get(String(args.key))) })],
+        resources: [Resource.make({ uri: "x://a", name: "a", handler: () => Effect.map(Db, (d) => d.get("a")) })],
+        prompts: [Prompt.make({ name: "p", handler: () => Effect.map(Db, (d) => d.get("p")) })],
+        middleware: [
+          Middleware.provide(CurrentUser, () => Effect.map(Db, (d) => ({ name: d.get("user") })))
+        ]
+      })
+      const server = yield* Effect.provide(McpServer.McpServerService, Layer.provide(serverLayer, db("app")))
+      const conn = yield* connect(server, rev)
+      assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "lookup", arguments: { key: "k" } })), "app:k")
+      assert.strictEqual(
+        get(resultOf(yield* conn.call("resources/read", { uri: "x://a" })), "contents", 0, "text"),
+        "app:a"
+      )
+      assert.strictEqual(
+        get(resultOf(yield* conn.call("prompts/get", { name: "p" })), "messages", 0, "content", "text"),
+        "app:p"
+      )
+      // A middleware providing Db for one request wins over the captured environment.
+      const overriding = yield* McpServer.make({
+        name: "mw",
+        version: "1",
+        tools: [Tool.make({ name: "lookup", handler: () => Effect.map(Db, (d) => d.get("k")) })],
+        middleware: [Middleware.provide(Db, () => Effect.succeed({ get: (key: string) => `request:${key}` }))]
+      }).pipe(Effect.provide(db("app")))
+      const conn2 = yield* connect(overriding, rev)
+      assert.strictEqual(textAt(yield* conn2.call("tools/call", { name: "lookup" })), "request:k")
+    }))
+
+  it.effect("a tool added live sees the add call's environment and the middleware's services", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({
+        name: "mw",
+        version: "1",
+        tools: [Tool.make({ name: "whoami", handler: () => Effect.map(CurrentUser, (u) => u.name) })],
+        middleware: [Middleware.provide(CurrentUser, () => Effect.succeed({ name: "ann" }))]
+      })
+      yield* McpServer.addTool(
+        server,
+        Tool.make({ name: "both", handler: () => Effect.zipWith(CurrentUser, Db, (u, d) => d.get(u.name)) })
+      ).pipe(Effect.provideService(Db, { get: (key: string) => `added:${key}` }))
+      const conn = yield* connect(server, rev)
+      assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "both" })), "added:ann")
+      assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "whoami" })), "ann")
     }))
 
   it.effect("rate limit: the bucket empties, answers retryAfterMs, and recovers as the clock moves", () =>

@@ -25,7 +25,7 @@ import { decodeParams, fail, Failure, invalidParamsFrom } from "./failure.js"
 import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirectory, readResource } from "./handlers.js"
 import { listen, subscribe } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
-import type { ChangeEvent, DispatchOptions, Options, Reply, Server } from "./types.js"
+import type { AnyOptions, ChangeEvent, DispatchOptions, Options, Reply, Server } from "./types.js"
 import * as Visibility from "./visibility.js"
 export { statusOf } from "./failure.js"
 export {
@@ -45,8 +45,15 @@ export * from "./types.js"
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
 
-export const make = (options: Options): Effect.Effect<Server, Defs.DefinitionError> =>
+/**
+ * Builds a server and captures its environment (`Effect.context`): dispatch provides it to every
+ * request, under the middlewares. `McpServer.make` types what that environment must hold; here the
+ * definitions' service types are erased.
+ */
+export const make = <S = never>(typed: AnyOptions): Effect.Effect<Server<S>, Defs.DefinitionError> =>
   Effect.gen(function*() {
+    const options = typed as Options
+    const context = yield* Effect.context<never>()
     const skills = yield* Effect.forEach(options.skills ?? [], Defs.compileSkill)
     const snapshot = yield* Defs.build({ ...options, skills }, 1)
     const state = yield* SubscriptionRef.make(snapshot)
@@ -65,7 +72,7 @@ export const make = (options: Options): Effect.Effect<Server, Defs.DefinitionErr
       ? options.inputState.keys
       : [InputState.randomSecret()]
     const tasks = options.tasks === undefined ? undefined : yield* Tasks.makeRuntime(options.tasks, shutdown)
-    return { info, options, versions, state, events, shutdown, stateKeys, tasks }
+    return { info, options, context, versions, state, events, shutdown, stateKeys, tasks }
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -377,7 +384,10 @@ const route = (
       (next, mw) => mw({ method: request.method, params: request.params ?? {}, ctx }, next),
       handled.pipe(Effect.catchIf((e): e is Failure => e instanceof Failure, (f) => Effect.fail(f.error)))
     )
-    return yield* chain.pipe(
+    // The environment captured by `make` (what the handlers and middlewares need), under the
+    // services the middlewares provide; skipped when it is empty.
+    const provided = server.context.unsafeMap.size === 0 ? chain : Effect.provide(chain, server.context)
+    return yield* provided.pipe(
       Effect.catchTag("McpError", (e) => fail(e)),
       Effect.catchTag("InputRequired", (e) =>
         mrtr === undefined

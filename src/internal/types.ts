@@ -2,6 +2,7 @@
  * Server, session and dispatch types.
  * @internal
  */
+import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -13,7 +14,7 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as JsonSchema from "../JsonSchema.js"
 import * as McpSchema from "../McpSchema.js"
 import type * as Prompt from "../Prompt.js"
-import type { AuthInfo, RequestContextShape } from "../RequestContext.js"
+import type { AuthInfo, RequestContext, RequestContextShape } from "../RequestContext.js"
 import type * as Resource from "../Resource.js"
 import type * as Skill from "../Skill.js"
 import type * as Task from "../Task.js"
@@ -23,8 +24,17 @@ import type * as Tasks from "./tasks.js"
 
 type McpError = JsonRpc.McpError
 
-/** Server options (documented on `McpServer.Options`). */
-export interface Options {
+/**
+ * Server options (documented on `McpServer.Options`). The type parameters are the definitions'
+ * and middlewares' types, so `McpServer.make` can infer the services they need and provide.
+ */
+export interface Options<
+  T extends Tool.Any = Tool.Tool,
+  Res extends Resource.AnyResource = Resource.Resource,
+  Tpl extends Resource.AnyTemplate = Resource.ResourceTemplate,
+  P extends Prompt.Any = Prompt.Prompt,
+  M extends AnyMiddleware = Middleware
+> {
   readonly name: string
   readonly version: string
   readonly title?: string
@@ -32,10 +42,10 @@ export interface Options {
   readonly websiteUrl?: string
   readonly icons?: ReadonlyArray<McpSchema.Icon>
   readonly instructions?: string
-  readonly tools?: ReadonlyArray<Tool.Tool>
-  readonly resources?: ReadonlyArray<Resource.Resource>
-  readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate>
-  readonly prompts?: ReadonlyArray<Prompt.Prompt>
+  readonly tools?: ReadonlyArray<T>
+  readonly resources?: ReadonlyArray<Res>
+  readonly resourceTemplates?: ReadonlyArray<Tpl>
+  readonly prompts?: ReadonlyArray<P>
   readonly pageSize?: number
   readonly cache?: { readonly ttlMs?: number; readonly scope?: McpSchema.CacheScope }
   readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
@@ -47,34 +57,98 @@ export interface Options {
   readonly validator?: JsonSchema.Validator
   readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
   readonly skills?: ReadonlyArray<Skill.Skill>
-  readonly middleware?: ReadonlyArray<Middleware>
+  readonly middleware?: ReadonlyArray<M>
   readonly tasks?: Task.Options
 }
+
+/** Options whatever services their definitions need (what the server stores). */
+export type AnyOptions = Options<Tool.Any, Resource.AnyResource, Resource.AnyTemplate, Prompt.Any, AnyMiddleware>
+
+/** The services the definitions' handlers need besides `RequestContext`. */
+export type HandlerServices<T, Res, Tpl, P> =
+  | Tool.Services<T>
+  | Resource.Services<Res>
+  | Resource.Services<Tpl>
+  | Prompt.Services<P>
+
+/**
+ * What `McpServer.make` requires from its environment: the handlers' services that no middleware
+ * provides, and the middlewares' own requirements.
+ */
+export type Requirements<T, Res, Tpl, P, M> =
+  | Exclude<HandlerServices<T, Res, Tpl, P>, MiddlewareProvides<M> | RequestContext>
+  | MiddlewareRequires<M>
+
+/** The services a server's handlers can count on: its requirements and what its middlewares provide. */
+export type ServerServices<T, Res, Tpl, P, M> = Requirements<T, Res, Tpl, P, M> | MiddlewareProvides<M>
+
+/** What a middleware sees of one request. */
+export interface MiddlewareRequest {
+  readonly method: string
+  readonly params: JsonRpc.JsonObject
+  readonly ctx: RequestContextShape
+}
+
+/** The rest of the chain, as a middleware sees it: it needs the services the middleware provides. */
+export type MiddlewareNext<Provides = never> = Effect.Effect<
+  JsonRpc.JsonObject,
+  JsonRpc.McpError | InputRequired,
+  Provides
+>
 
 /**
  * A middleware around one request (after era and `_meta` checks, before the handler): it sees
  * the method, the params and the request context, and wraps `next` (the rest of the chain and the
  * handler). It may time or log the call, short-circuit with a result or an `McpError`, or run
- * `next` with services provided (`Effect.provideService`) that handlers read.
+ * `next` with the services `Provides` provided; its own Effect needs `Requires`. The optional
+ * `~provides` member is type-level only (it keeps `Provides` visible when middlewares are inferred
+ * as a union).
  */
-export type Middleware = (
-  request: {
-    readonly method: string
-    readonly params: JsonRpc.JsonObject
-    readonly ctx: RequestContextShape
-  },
-  next: Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired>
-) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired>
+export interface Middleware<Provides = never, Requires = never> {
+  (
+    request: MiddlewareRequest,
+    next: MiddlewareNext<Provides>
+  ): Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired, Requires>
+  readonly "~provides"?: { readonly provides: Provides } | undefined
+}
+
+/** Any middleware, whatever it provides and requires. */
+export interface AnyMiddleware {
+  (
+    request: MiddlewareRequest,
+    next: MiddlewareNext
+  ): Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired, unknown>
+  readonly "~provides"?: { readonly provides: unknown } | undefined
+}
+
+/** The services a middleware (or a union of them) provides to what it wraps. */
+export type MiddlewareProvides<M> = M extends { readonly "~provides"?: { readonly provides: infer P } | undefined } ? P
+  : never
+
+/** The services a middleware's own Effect (or a union of them) needs. */
+export type MiddlewareRequires<M> = M extends (
+  request: MiddlewareRequest,
+  next: MiddlewareNext
+) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired, infer R> ? R
+  : never
 
 /** A change to what the server serves. */
 export type ChangeEvent =
   | { readonly _tag: "ListChanged"; readonly kind: "tools" | "prompts" | "resources" }
   | { readonly _tag: "ResourceUpdated"; readonly uri: string }
 
-/** A server value: its options and the `SubscriptionRef` of definition snapshots. */
-export interface Server {
+/**
+ * A server value: its options and the `SubscriptionRef` of definition snapshots. `Services`
+ * (type-level only, contravariant) are the services its handlers can count on: what `make`
+ * captured from its environment and what its middlewares provide.
+ */
+export interface Server<Services = never> {
   readonly info: McpSchema.Implementation
+  /** The options, with the definitions' service types erased (the server provides them). */
   readonly options: Options
+  /** The environment `make` captured: provided (under the middlewares) to every request. */
+  readonly context: Context.Context<never>
+  readonly "~services"?: ((_: Services) => void) | undefined
   readonly versions: ReadonlyArray<McpSchema.ProtocolVersion>
   readonly state: SubscriptionRef.SubscriptionRef<Defs.Snapshot>
   readonly events: PubSub.PubSub<ChangeEvent>
