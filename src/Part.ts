@@ -3,7 +3,9 @@
  * definitions (`tools`, `resources`, `resourceTemplates`, `prompts`, `skills`) and optional
  * `instructions`. A part that needs services (a database client, say) or owns resources is built
  * by an Effect: its requirements come from the environment (provide them with Layers) and its
- * finalizers run when the server's scope closes.
+ * finalizers run when the server's scope closes. Its definitions' handlers may also need services
+ * per request (`Part<R>`): the server built from parts requires them like `McpServer.make` does
+ * (unless a middleware provides them).
  *
  * @since 0.1.0
  */
@@ -12,26 +14,58 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import type * as internal from "./internal/types.js"
 import * as McpServer from "./McpServer.js"
+import type * as Middleware from "./Middleware.js"
 import type * as Prompt from "./Prompt.js"
 import type * as Resource from "./Resource.js"
 import type * as Skill from "./Skill.js"
 import type * as Tool from "./Tool.js"
 
 /**
- * A part: definitions and optional instructions.
+ * A part: definitions and optional instructions. `R`: the services its handlers need besides
+ * `RequestContext` (default none).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Part {
-  readonly tools?: ReadonlyArray<Tool.Tool>
-  readonly resources?: ReadonlyArray<Resource.Resource>
-  readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate>
-  readonly prompts?: ReadonlyArray<Prompt.Prompt>
+export interface Part<R = never> {
+  readonly tools?: ReadonlyArray<Tool.Tool<R>>
+  readonly resources?: ReadonlyArray<Resource.Resource<R>>
+  readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate<R>>
+  readonly prompts?: ReadonlyArray<Prompt.Prompt<R>>
   readonly skills?: ReadonlyArray<Skill.Skill>
   readonly instructions?: string
 }
+
+/**
+ * Any part, whatever services its handlers need.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Any = Part<unknown>
+
+/**
+ * The services a part's handlers need (distributes over a union; a part given as an Effect counts
+ * the part it builds).
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Services<P> = P extends Effect.Effect<infer Built, infer _E, infer _R> ? Services<Built>
+  : P extends { readonly tools?: ReadonlyArray<infer T> } ?
+      | Tool.Services<T>
+      | (P extends { readonly resources?: ReadonlyArray<infer Res> } ? Resource.Services<Res> : never)
+      | (P extends { readonly resourceTemplates?: ReadonlyArray<infer Tpl> } ? Resource.Services<Tpl> : never)
+      | (P extends { readonly prompts?: ReadonlyArray<infer Pr> } ? Prompt.Services<Pr> : never)
+  : never
+
+/** What parts given as Effects may fail with. */
+type ErrorOf<P> = P extends Effect.Effect<infer _A, infer E, infer _R> ? E : never
+
+/** What parts given as Effects need to be built. */
+type ContextOf<P> = P extends Effect.Effect<infer _A, infer _E, infer R> ? R : never
 
 /**
  * Parts could not be combined: `duplicates` names every clash, as `"<kind> <identity>"`
@@ -47,12 +81,26 @@ export class PartError extends Data.TaggedError("PartError")<{
 }> {}
 
 /**
- * Defines a part (identity, for inference).
+ * Defines a part (identity, for inference of the services its handlers need).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (part: Part): Part => part
+export const make = <
+  T extends Tool.Any = Tool.Tool,
+  Res extends Resource.AnyResource = Resource.Resource,
+  Tpl extends Resource.AnyTemplate = Resource.ResourceTemplate,
+  P extends Prompt.Any = Prompt.Prompt
+>(part: {
+  readonly tools?: ReadonlyArray<T>
+  readonly resources?: ReadonlyArray<Res>
+  readonly resourceTemplates?: ReadonlyArray<Tpl>
+  readonly prompts?: ReadonlyArray<P>
+  readonly skills?: ReadonlyArray<Skill.Skill>
+  readonly instructions?: string
+}): Part<internal.HandlerServices<T, Res, Tpl, P>> =>
+  // Each definition needs at most the union of the part's services (checked by the inference).
+  part as Part<internal.HandlerServices<T, Res, Tpl, P>>
 
 const dupes = <A>(kind: string, items: ReadonlyArray<A>, key: (a: A) => string): ReadonlyArray<string> => {
   const seen = new Set<string>()
@@ -72,7 +120,7 @@ const dupes = <A>(kind: string, items: ReadonlyArray<A>, key: (a: A) => string):
  * @since 0.1.0
  * @category combinators
  */
-export const combine = (parts: ReadonlyArray<Part>): Either.Either<Part, PartError> => {
+export const combine = <P extends Any>(parts: ReadonlyArray<P>): Either.Either<Part<Services<P>>, PartError> => {
   const tools = parts.flatMap((p) => p.tools ?? [])
   const resources = parts.flatMap((p) => p.resources ?? [])
   const resourceTemplates = parts.flatMap((p) => p.resourceTemplates ?? [])
@@ -89,14 +137,16 @@ export const combine = (parts: ReadonlyArray<Part>): Either.Either<Part, PartErr
     return Either.left(new PartError({ duplicates, message: `duplicate definitions: ${duplicates.join(", ")}` }))
   }
   const instructions = parts.flatMap((p) => (p.instructions === undefined ? [] : [p.instructions])).join("\n\n")
-  return Either.right({
+  const combined: Any = {
     tools,
     resources,
     resourceTemplates,
     prompts,
     skills,
     ...(instructions.length > 0 ? { instructions } : {})
-  })
+  }
+  // The union of the parts' definitions needs the union of their services.
+  return Either.right(combined as Part<Services<P>>)
 }
 
 /**
@@ -106,7 +156,7 @@ export const combine = (parts: ReadonlyArray<Part>): Either.Either<Part, PartErr
  * @since 0.1.0
  * @category combinators
  */
-export const prefix = (part: Part, prefix: string): Part => ({
+export const prefix = <R>(part: Part<R>, prefix: string): Part<R> => ({
   ...part,
   ...(part.tools === undefined ? {} : { tools: part.tools.map((t) => ({ ...t, name: `${prefix}_${t.name}` })) }),
   ...(part.prompts === undefined ? {} : { prompts: part.prompts.map((p) => ({ ...p, name: `${prefix}_${p.name}` })) })
@@ -114,22 +164,38 @@ export const prefix = (part: Part, prefix: string): Part => ({
 
 /**
  * Builds a server from parts: each part is a `Part` or an Effect building one (its requirements
- * `R` come from the environment; its finalizers run when the scope closes). `options` give the
+ * come from the environment; its finalizers run when the scope closes). `options` give the
  * server's identity and settings; their own definitions come first, then the parts'. Declares
- * the Skills extension only when a part (or `options`) has skills.
+ * the Skills extension only when a part (or `options`) has skills. Like `McpServer.make`, it
+ * requires the services the handlers (of `options` and of every part) need that no middleware
+ * provides, and provides them to every request.
  *
  * Fails with the parts' errors, `PartError` (duplicates across parts) or `DefinitionError`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const server = <E = never, R = never>(
-  options: McpServer.Options,
-  parts: ReadonlyArray<Part | Effect.Effect<Part, E, R>>
-): Effect.Effect<McpServer.McpServer, E | PartError | McpServer.DefinitionError, R | Scope.Scope> =>
+export const server = <
+  const Parts extends ReadonlyArray<Any | Effect.Effect<Any, unknown, unknown>>,
+  T extends Tool.Any = Tool.Tool,
+  Res extends Resource.AnyResource = Resource.Resource,
+  Tpl extends Resource.AnyTemplate = Resource.ResourceTemplate,
+  P extends Prompt.Any = Prompt.Prompt,
+  M extends Middleware.Any = Middleware.Middleware
+>(
+  options: McpServer.Options<T, Res, Tpl, P, M>,
+  parts: Parts
+): Effect.Effect<
+  McpServer.McpServer<McpServer.Services<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>>,
+  ErrorOf<Parts[number]> | PartError | McpServer.DefinitionError,
+  | McpServer.Requirements<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>
+  | ContextOf<Parts[number]>
+  | Scope.Scope
+> =>
   Effect.gen(function*() {
-    const built = yield* Effect.forEach(parts, (p) => (Effect.isEffect(p) ? p : Effect.succeed(p)))
-    const own: Part = {
+    const list: ReadonlyArray<Any | Effect.Effect<Any, unknown, unknown>> = parts
+    const built = yield* Effect.forEach(list, (p) => (Effect.isEffect(p) ? p : Effect.succeed(p)))
+    const own: Any = {
       ...(options.tools === undefined ? {} : { tools: options.tools }),
       ...(options.resources === undefined ? {} : { resources: options.resources }),
       ...(options.resourceTemplates === undefined ? {} : { resourceTemplates: options.resourceTemplates }),
@@ -138,18 +204,40 @@ export const server = <E = never, R = never>(
       ...(options.instructions === undefined ? {} : { instructions: options.instructions })
     }
     const all = yield* combine([own, ...built])
-    return yield* McpServer.make({ ...options, ...all })
-  })
+    return yield* McpServer.make<Tool.Any, Resource.AnyResource, Resource.AnyTemplate, Prompt.Any, Middleware.Any>({
+      ...options,
+      ...all
+    })
+  }) as Effect.Effect<
+    McpServer.McpServer<McpServer.Services<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>>,
+    ErrorOf<Parts[number]> | PartError | McpServer.DefinitionError,
+    | McpServer.Requirements<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>
+    | ContextOf<Parts[number]>
+    | Scope.Scope
+  >
 
 /**
  * {@link server} as a Layer providing `McpServer.McpServerService`; provide the parts'
- * dependencies to it with `Layer.provide`.
+ * dependencies and the handlers' services to it with `Layer.provide`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = <E = never, R = never>(
-  options: McpServer.Options,
-  parts: ReadonlyArray<Part | Effect.Effect<Part, E, R>>
-): Layer.Layer<McpServer.McpServerService, E | PartError | McpServer.DefinitionError, Exclude<R, Scope.Scope>> =>
-  Layer.scoped(McpServer.McpServerService, server(options, parts))
+export const layer = <
+  const Parts extends ReadonlyArray<Any | Effect.Effect<Any, unknown, unknown>>,
+  T extends Tool.Any = Tool.Tool,
+  Res extends Resource.AnyResource = Resource.Resource,
+  Tpl extends Resource.AnyTemplate = Resource.ResourceTemplate,
+  P extends Prompt.Any = Prompt.Prompt,
+  M extends Middleware.Any = Middleware.Middleware
+>(
+  options: McpServer.Options<T, Res, Tpl, P, M>,
+  parts: Parts
+): Layer.Layer<
+  McpServer.McpServerService,
+  ErrorOf<Parts[number]> | PartError | McpServer.DefinitionError,
+  Exclude<
+    McpServer.Requirements<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M> | ContextOf<Parts[number]>,
+    Scope.Scope
+  >
+> => Layer.scoped(McpServer.McpServerService, server(options, parts))

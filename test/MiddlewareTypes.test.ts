@@ -9,7 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { McpServer, Middleware, Prompt, RequestContext, Resource, Tool } from "presa-mcp"
+import { McpServer, Middleware, Part, Prompt, RequestContext, Resource, Tool } from "presa-mcp"
 
 class CurrentUser extends Context.Tag("types/CurrentUser")<CurrentUser, { readonly name: string }>() {}
 class Db extends Context.Tag("types/Db")<Db, { readonly get: (key: string) => string }>() {}
@@ -118,5 +118,16 @@ describe("typed services", () => {
         Effect.Effect<void, McpServer.DefinitionError, CurrentUser>
       >()
     })
+  })
+
+  it("parts carry their handlers' services into Part.server / Part.layer", () => {
+    const part = Part.make({ tools: [whoami, lookup], prompts: [Prompt.make({ name: "p", handler: () => "p" })] })
+    expectTypeOf(part).toEqualTypeOf<Part.Part<CurrentUser | Db>>()
+    const built = Effect.map(
+      Audit,
+      (audit) => Part.make({ tools: [Tool.make({ name: "a", handler: () => audit.record("a") })] })
+    )
+    expectTypeOf(Part.layer({ name: "s", version: "1", middleware: [currentUser] }, [part, built, { tools: [plain] }]))
+      .toEqualTypeOf<Layer.Layer<McpServer.McpServerService, Part.PartError | McpServer.DefinitionError, Db | Audit>>()
   })
 })

@@ -4,7 +4,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { Content, InProcess, McpClient, McpServer, Part, Prompt, Resource, Skill, Tool } from "presa-mcp"
+import { Content, InProcess, McpClient, McpServer, Middleware, Part, Prompt, Resource, Skill, Tool } from "presa-mcp"
 
 const tool = (name: string) => Tool.make({ name, handler: () => name })
 
@@ -86,5 +86,25 @@ describe("Part", () => {
       const ok = yield* Layer.build(Part.layer({ name: "p", version: "1" }, [{ tools: [tool("z")] }]))
       const server = Context.get(ok, McpServer.McpServerService)
       expect((yield* McpServer.capabilities(server)).tools).toEqual({})
+    }))
+
+  it.scoped("a part's handler reads a service per request: from a middleware, or from the app's Layer", () =>
+    Effect.gen(function*() {
+      class Caller extends Context.Tag("test/Caller")<Caller, { readonly name: string }>() {}
+      const part = Part.make({
+        tools: [
+          Tool.make({ name: "time", handler: () => Effect.map(Clock, (c) => c.now()) }),
+          Tool.make({ name: "caller", handler: () => Effect.map(Caller, (c) => c.name) })
+        ]
+      })
+      const layer = Part.layer({
+        name: "parts",
+        version: "1",
+        middleware: [Middleware.provide(Caller, (req) => Effect.succeed({ name: req.ctx.clientInfo?.name ?? "?" }))]
+      }, [part]).pipe(Layer.provide(Layer.succeed(Clock, { now: () => "13:00" })))
+      const server = Context.get(yield* Layer.build(layer), McpServer.McpServerService)
+      const client = yield* McpClient.connect(yield* InProcess.client(server), { name: "zoe" })
+      assert.strictEqual(Content.textOf(yield* client.callTool("time")), "13:00")
+      assert.strictEqual(Content.textOf(yield* client.callTool("caller")), "zoe")
     }))
 })
