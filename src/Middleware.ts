@@ -15,7 +15,9 @@
  * in {@link make} so the list's types stay exact.
  *
  * Every middleware runs on every request, so a service one provides is there for every handler;
- * its requirements come from the server's environment (not from other middlewares).
+ * its requirements come from the server's environment (not from other middlewares). A middleware
+ * reads the request context from `request.ctx` (the `RequestContext` service is provided to
+ * handlers, not to middlewares).
  *
  * @since 0.1.0
  */
