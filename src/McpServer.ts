@@ -172,8 +172,8 @@ export type McpError = JsonRpc.McpError
  * Services: the definitions' handlers may need services besides `RequestContext` (their `R`), and
  * middlewares may provide some and require others. `make` requires from its environment exactly
  * {@link Requirements} (the handlers' services no middleware provides, plus the middlewares' own),
- * captures that environment (`Effect.context`) and provides it to every request, under what the
- * middlewares provide. So handlers can use the app's services (a database layer), and
+ * captures that environment (`Effect.context`) and provides it to every request, beneath the
+ * request's own (its span, the transport's services) and what the middlewares provide. So handlers can use the app's services (a database layer), and
  * {@link layer} composes into larger Effect apps. Middlewares written inline as plain functions
  * provide nothing at the type level: declare what a middleware provides with
  * `Middleware.provide` / `Middleware.make`.

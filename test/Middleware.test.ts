@@ -119,6 +119,20 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       assert.strictEqual(textAt(yield* conn2.call("tools/call", { name: "lookup" })), "request:k")
     }))
 
+  it.effect("the captured environment is a fallback: the request's span stays the handler's parent", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({
+        name: "mw",
+        version: "1",
+        tools: [Tool.make({
+          name: "span",
+          handler: () => Effect.zipWith(Db, Effect.orDie(Effect.currentSpan), (d, span) => d.get(span.name))
+        })]
+      }).pipe(Effect.withSpan("startup"), Effect.provideService(Db, { get: (key: string) => `db:${key}` }))
+      const conn = yield* connect(server, rev)
+      assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "span" })), "db:tools/call")
+    }))
+
   it.effect("a tool added live sees the add call's environment and the middleware's services", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({

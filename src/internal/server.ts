@@ -3,6 +3,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -47,7 +48,7 @@ type McpError = JsonRpc.McpError
 
 /**
  * Builds a server and captures its environment (`Effect.context`): dispatch provides it to every
- * request, under the middlewares. `McpServer.make` types what that environment must hold; here the
+ * request, beneath the request's own environment and what the middlewares provide. `McpServer.make` types what that environment must hold; here the
  * definitions' service types are erased.
  */
 export const make = <S = never>(typed: AnyOptions): Effect.Effect<Server<S>, Defs.DefinitionError> =>
@@ -384,9 +385,12 @@ const route = (
       (next, mw) => mw({ method: request.method, params: request.params ?? {}, ctx }, next),
       handled.pipe(Effect.catchIf((e): e is Failure => e instanceof Failure, (f) => Effect.fail(f.error)))
     )
-    // The environment captured by `make` (what the handlers and middlewares need), under the
-    // services the middlewares provide; skipped when it is empty.
-    const provided = server.context.unsafeMap.size === 0 ? chain : Effect.provide(chain, server.context)
+    // The environment captured by `make` (what the handlers and middlewares need) as a fallback
+    // beneath the request's own (its span, the transport's services) and what the middlewares
+    // provide; skipped when it is empty.
+    const provided = server.context.unsafeMap.size === 0
+      ? chain
+      : Effect.mapInputContext(chain, (current: Context.Context<never>) => Context.merge(server.context, current))
     return yield* provided.pipe(
       Effect.catchTag("McpError", (e) => fail(e)),
       Effect.catchTag("InputRequired", (e) =>
