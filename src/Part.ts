@@ -54,12 +54,13 @@ export type Any = Part<unknown>
  * @category type-level
  */
 export type Services<P> = P extends Effect.Effect<infer Built, infer _E, infer _R> ? Services<Built>
-  : P extends { readonly tools?: ReadonlyArray<infer T> } ?
-      | Tool.Services<T>
-      | (P extends { readonly resources?: ReadonlyArray<infer Res> } ? Resource.Services<Res> : never)
-      | (P extends { readonly resourceTemplates?: ReadonlyArray<infer Tpl> } ? Resource.Services<Tpl> : never)
-      | (P extends { readonly prompts?: ReadonlyArray<infer Pr> } ? Prompt.Services<Pr> : never)
-  : never
+  :
+    | (P extends { readonly tools?: infer Ts } ? Tool.Services<Elements<Ts>> : never)
+    | (P extends { readonly resources?: infer Rs } ? Resource.Services<Elements<Rs>> : never)
+    | (P extends { readonly resourceTemplates?: infer Ts } ? Resource.Services<Elements<Ts>> : never)
+    | (P extends { readonly prompts?: infer Ps } ? Prompt.Services<Elements<Ps>> : never)
+
+type Elements<X> = X extends ReadonlyArray<infer E> ? E : never
 
 /** What parts given as Effects may fail with. */
 type ErrorOf<P> = P extends Effect.Effect<infer _A, infer E, infer _R> ? E : never

@@ -74,14 +74,24 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       const server = yield* McpServer.make({
         name: "mw",
         version: "1",
-        tools: [Tool.make({ name: "whoami", handler: () => Effect.map(CurrentUser, (u) => u.name) })],
-        middleware: [Middleware.provide(CurrentUser, (req) => Effect.succeed({ name: `user-of-${req.ctx.era}` }))]
+        tools: [
+          Tool.make({ name: "whoami", handler: () => Effect.map(CurrentUser, (u) => u.name) }),
+          Tool.make({ name: "lookup", handler: () => Effect.map(Db, (d) => d.get("k")) })
+        ],
+        middleware: [
+          Middleware.provide(CurrentUser, (req) => Effect.succeed({ name: `user-of-${req.ctx.era}` })),
+          // The general form: `next` annotated with what the middleware provides.
+          Middleware.make((req, next: Middleware.Next<Db>) =>
+            Effect.provideService(next, Db, { get: (key: string) => `${req.method}:${key}` })
+          )
+        ]
       })
       const conn = yield* connect(server, rev)
       assert.strictEqual(
         textAt(yield* conn.call("tools/call", { name: "whoami" })),
         `user-of-${rev === "2026-07-28" ? "modern" : "legacy"}`
       )
+      assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "lookup" })), "tools/call:k")
     }))
 
   it.effect("a service from the app's Layer reaches handlers of every kind; a middleware's wins over it", () =>

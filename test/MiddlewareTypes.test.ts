@@ -123,6 +123,9 @@ describe("typed services", () => {
   it("parts carry their handlers' services into Part.server / Part.layer", () => {
     const part = Part.make({ tools: [whoami, lookup], prompts: [Prompt.make({ name: "p", handler: () => "p" })] })
     expectTypeOf(part).toEqualTypeOf<Part.Part<CurrentUser | Db>>()
+    const promptsOnly = { prompts: [Prompt.make({ name: "q", handler: () => Effect.map(Db, (db) => db.get("q")) })] }
+    expectTypeOf(Part.layer({ name: "s", version: "1" }, [promptsOnly]))
+      .toEqualTypeOf<Layer.Layer<McpServer.McpServerService, Part.PartError | McpServer.DefinitionError, Db>>()
     const built = Effect.map(
       Audit,
       (audit) => Part.make({ tools: [Tool.make({ name: "a", handler: () => audit.record("a") })] })
