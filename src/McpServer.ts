@@ -84,6 +84,10 @@ export type Options<
  * a definition added later requires from the add call only the services outside `Services`. It is
  * contravariant, so a `McpServer<Db>` is a `McpServer` (transports take any server).
  *
+ * `options` are the options it was made with, with the definitions' service types erased: a
+ * server rebuilt from them (`make({ ...server.options, … })`) must be made where those services
+ * are, which its type does not check.
+ *
  * @since 0.1.0
  * @category models
  */
