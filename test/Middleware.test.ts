@@ -9,8 +9,19 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
-import { Content, InProcess, McpClient, McpServer, Middleware, Prompt, RequestContext, Resource, Tool } from "presa-mcp"
-import { asArray, connect, ERAS, errorOf, get, resultOf, textAt } from "./support/Wire.js"
+import {
+  Content,
+  InProcess,
+  McpClient,
+  McpServer,
+  Middleware,
+  Prompt,
+  RequestContext,
+  Resource,
+  Task,
+  Tool
+} from "presa-mcp"
+import { asArray, connect, ERAS, errorOf, get, KEY, resultOf, textAt } from "./support/Wire.js"
 
 class CurrentUser extends Context.Tag("test/CurrentUser")<CurrentUser, { readonly name: string }>() {}
 class Db extends Context.Tag("test/Db")<Db, { readonly get: (key: string) => string }>() {}
@@ -179,6 +190,37 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       expect(errorOf(yield* conn.call("tools/call", { name: "echo" })).data).toEqual({ retryAfterMs: 500 })
       yield* TestClock.adjust("500 millis")
       assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "echo" })), "ok")
+    }))
+})
+
+describe("middleware and tasks (2026-07-28)", () => {
+  it.effect("a task's handler runs on with the captured environment and the middleware's services", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({
+        name: "mw",
+        version: "1",
+        tasks: {},
+        tools: [Tool.make({
+          name: "report",
+          task: "required",
+          handler: () => Effect.zipWith(CurrentUser, Db, (u, d) => d.get(u.name))
+        })],
+        middleware: [Middleware.provide(CurrentUser, () => Effect.succeed({ name: "ann" }))]
+      }).pipe(Effect.provideService(Db, { get: (key: string) => `db:${key}` }))
+      const conn = yield* connect(server, "2026-07-28")
+      const meta = { [KEY.clientCapabilities]: { extensions: { [Task.EXTENSION_ID]: {} } } }
+      const created = resultOf(yield* conn.call("tools/call", { name: "report" }, { meta }))
+      assert.strictEqual(created.resultType, "task")
+      for (let i = 0; i < 1000; i++) {
+        const task = resultOf(yield* conn.call("tasks/get", { taskId: created.taskId }, { meta }))
+        if (task.status !== "working") {
+          assert.strictEqual(task.status, "completed")
+          assert.strictEqual(get(task, "result", "content", 0, "text"), "db:ann")
+          return
+        }
+        yield* Effect.yieldNow()
+      }
+      assert.fail("the task never finished")
     }))
 })
 
