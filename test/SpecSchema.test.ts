@@ -7,6 +7,7 @@ import {
   assertSpecValid,
   checkNotification,
   checkResponse,
+  checkServerRequest,
   examplesDir,
   listExamples,
   readExample,
@@ -131,6 +132,29 @@ describe("SpecSchema (official JSON Schema cross-check)", () => {
     // a method the revision does not define cannot be checked, and says so
     expect(checkResponse("2026-07-28", "initialize", envelope({})).problems.join()).toContain("not a request")
   })
+
+  it.skipIf(!specAvailable)(
+    "server→client requests: elicitation/create in the legacy revisions, none in 2026-07-28",
+    () => {
+      const elicit = {
+        jsonrpc: "2.0",
+        id: "s2c-1",
+        method: "elicitation/create",
+        params: { message: "Ok?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } }
+      }
+      expect(checkServerRequest("2025-11-25", elicit).problems).toEqual([])
+      expect(checkServerRequest("2025-06-18", elicit).problems).toEqual([])
+      const { requestedSchema: _, ...noSchema } = elicit.params
+      expect(checkServerRequest("2025-06-18", { ...elicit, params: noSchema }).problems.join()).toContain(
+        "requestedSchema"
+      )
+      expect(checkServerRequest("2025-11-25", { ...elicit, id: undefined }).problems).not.toEqual([])
+      // a client → server request is not something a server may send
+      expect(checkServerRequest("2025-11-25", { jsonrpc: "2.0", id: 1, method: "tools/list" }).problems.join())
+        .toContain("not a server request")
+      expect(checkServerRequest("2026-07-28", elicit).problems.join()).toContain("not a server request")
+    }
+  )
 
   it.skipIf(!specAvailable)("2026-07-28: input_required only where the envelope allows it", () => {
     const inputRequired = envelope({ resultType: "input_required", requestState: "abc" })

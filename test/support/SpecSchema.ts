@@ -103,6 +103,8 @@ interface RevisionModel {
   readonly serverNotifications: ReadonlyMap<string, string>
   /** notification method → definition, for every notification defined at all. */
   readonly allNotifications: ReadonlyMap<string, string>
+  /** request method → definition, for every request in the ServerRequest union (empty in 2026-07-28). */
+  readonly serverRequests: ReadonlyMap<string, string>
   readonly resultEnvelope: string
   readonly errorEnvelope: string
   readonly validator: (def: string) => ValidateFunction
@@ -151,6 +153,11 @@ const buildModel = (rev: Revision, raw: unknown): RevisionModel => {
     const method = constOf(def(name), "properties", "method")
     if (typeof method === "string") serverNotifications.set(method, name)
   }
+  const serverRequests = new Map<string, string>()
+  for (const name of unionMembers(defs["ServerRequest"])) {
+    const method = constOf(def(name), "properties", "method")
+    if (typeof method === "string") serverRequests.set(method, name)
+  }
 
   const resultEnvelope = has("JSONRPCResultResponse") ? "JSONRPCResultResponse" : "JSONRPCResponse"
   const errorEnvelope = has("JSONRPCErrorResponse") ? "JSONRPCErrorResponse" : "JSONRPCError"
@@ -180,6 +187,7 @@ const buildModel = (rev: Revision, raw: unknown): RevisionModel => {
     errorCodes,
     serverNotifications,
     allNotifications,
+    serverRequests,
     resultEnvelope,
     errorEnvelope,
     validator
@@ -436,6 +444,23 @@ export const checkNotification = (rev: Revision, message: unknown): SpecCheck =>
   return { skipped: false, problems }
 }
 
+/**
+ * Validates a JSON-RPC request sent by a server to its client (legacy server→client requests such as
+ * `elicitation/create`) against revision `rev`: the request envelope and the `ServerRequest` union member of
+ * its method. 2026-07-28 defines no server requests: every one is a problem there.
+ */
+export const checkServerRequest = (rev: Revision, message: unknown): SpecCheck => {
+  const model = loadModel(rev)
+  if (model === null) return skipped
+  if (!isRecord(message)) return { skipped: false, problems: ["request must be a JSON object"] }
+  const problems = run(model, "JSONRPCRequest", message, "request envelope")
+  const method = message["method"]
+  const def = typeof method === "string" ? model.serverRequests.get(method) : undefined
+  if (def === undefined) problems.push(`${JSON.stringify(method)} is not a server request of ${rev}`)
+  else problems.push(...run(model, def, message, `request ${String(method)}`))
+  return { skipped: false, problems }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // vitest-friendly assertions
 
@@ -472,6 +497,13 @@ export const assertNotificationSpecValid = (rev: Revision, message: unknown): vo
   const method = isRecord(message) && typeof message["method"] === "string" ? message["method"] : "?"
   if (check.skipped) return recordSkip(`${rev} notification ${method}`)
   if (check.problems.length > 0) raise(`${rev} notification ${method}`, message, check.problems)
+}
+
+export const assertServerRequestSpecValid = (rev: Revision, message: unknown): void => {
+  const check = checkServerRequest(rev, message)
+  const method = isRecord(message) && typeof message["method"] === "string" ? message["method"] : "?"
+  if (check.skipped) return recordSkip(`${rev} server request ${method}`)
+  if (check.problems.length > 0) raise(`${rev} server request ${method}`, message, check.problems)
 }
 
 /** Reads an official 2026-07-28 example, `examples/<typeName>/<file>`; undefined when absent. */
