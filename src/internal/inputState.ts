@@ -97,6 +97,8 @@ export const verify = (keys: ReadonlyArray<string>, state: string): Effect.Effec
     const macBytes = fromB64url(mac)
     const bodyBytes = fromB64url(body)
     if (Option.isNone(macBytes) || Option.isNone(bodyBytes)) return Option.none()
+    // only the canonical encoding: padding bits a decoder ignores must not yield a second valid state
+    if (b64url(macBytes.value) !== mac) return Option.none()
     for (const key of yield* importKeys(keys)) {
       const ok = yield* Effect.promise(() => crypto.subtle.verify("HMAC", key, macBytes.value, encoder.encode(body)))
       if (ok) return decodePayload(new TextDecoder().decode(bodyBytes.value))

@@ -66,6 +66,7 @@ const DECLINE: Input.ElicitResult = { action: "decline" }
 const asked = (message: string): JsonObject => ({ message, requestedSchema: CONFIRM_SCHEMA })
 
 const toWire = (u: unknown): unknown => JSON.parse(JSON.stringify(u))
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 /** An official client's elicitation answer (its own mutable result type), from ours. */
 const sdkAnswer = (
@@ -269,8 +270,11 @@ describe("a modern requestState that is not the server's own is refused (-32602)
         const decoded: unknown = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))
         assert(isObject(decoded) && isObject(decoded.r))
         const forged = `${b64urlJson({ ...decoded, r: { [k1]: DECLINE } })}.${mac}`
-        // (the first character: the last one of a 32-byte MAC also holds two padding bits atob ignores)
         const flipped = `${payload}.${mac.startsWith("A") ? "B" : "A"}${mac.slice(1)}`
+        // the last character of a 32-byte MAC also holds two padding bits a decoder ignores: the same
+        // bytes in a non-canonical spelling are refused too
+        const lastIndex = B64URL.indexOf(mac.slice(-1))
+        const respelled = `${payload}.${mac.slice(0, -1)}${B64URL[lastIndex ^ 1]}`
         const foreign = yield* Effect.scoped(Effect.gen(function*() {
           const other = yield* recorded(yield* InProcess.client(yield* makeServer))
           const a = toWire(
@@ -295,6 +299,7 @@ describe("a modern requestState that is not the server's own is refused (-32602)
         const refusals: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown>]> = [
           ["forged payload", call("delete_file_twice", args, { ...answers, requestState: forged })],
           ["flipped MAC", call("delete_file_twice", args, { ...answers, requestState: flipped })],
+          ["non-canonical MAC", call("delete_file_twice", args, { ...answers, requestState: respelled })],
           ["other arguments", call("delete_file_twice", { path: "b.txt" }, { ...answers, requestState: state })],
           ["other tool", call("delete_file", args, { ...answers, requestState: state })],
           ["another server's state", call("delete_file_twice", args, { ...answers, requestState: foreign })],
