@@ -312,3 +312,77 @@ describe("McpClient.listen (legacy)", () => {
       expect(e).toMatchObject({ _tag: "ClientError", reason: "Unsupported" })
     }))
 })
+
+// ---------------------------------------------------------------------------------------------
+// coalescing
+// ---------------------------------------------------------------------------------------------
+
+describe("McpClient.listen: a burst of changes is coalesced", () => {
+  const FILTER: McpClient.ListenFilter = {
+    toolsListChanged: true,
+    promptsListChanged: true,
+    resourceSubscriptions: ["mem://a"]
+  }
+  const ONE_EACH = [
+    "notifications/prompts/list_changed",
+    "notifications/resources/updated",
+    "notifications/tools/list_changed"
+  ]
+  const COUNT = 50
+
+  /** `COUNT` times in a row: add a tool, add a prompt, announce an update of mem://a. */
+  const burstIn = (server: McpServer.McpServer, round: string) =>
+    Effect.forEach(Array.from({ length: COUNT }, (_, i) => `burst-${round}-${i}`), (name) =>
+      Effect.all([
+        McpServer.addTool(server, extra(name)),
+        McpServer.addPrompt(server, Prompt.make({ name, handler: () => name })),
+        McpServer.resourceUpdated(server, "mem://a")
+      ]), { discard: true })
+
+  type Setup = (versions: McpClient.Options) => Effect.Effect<
+    { readonly client: McpClient.McpClient; readonly burst: (round: string) => Effect.Effect<unknown, unknown> },
+    unknown,
+    Scope.Scope
+  >
+
+  const withPrompts = () => makeServer({ prompts: [Prompt.make({ name: "hello", handler: () => "Hello!" })] })
+
+  const transports: ReadonlyArray<readonly [string, Setup]> = [
+    ["in process", (options) =>
+      Effect.gen(function*() {
+        const server = yield* withPrompts()
+        const client = yield* McpClient.connect(yield* InProcess.client(server), options)
+        return { client, burst: (round: string) => burstIn(server, round) }
+      })],
+    ["stdio", (options) =>
+      Effect.gen(function*() {
+        const { client } = yield* spawnFixture(options)
+        return { client, burst: () => bounded(client.callTool("burst", { count: COUNT })) }
+      })],
+    ["Streamable HTTP", (options) =>
+      Effect.gen(function*() {
+        const server = yield* withPrompts()
+        const { url } = yield* StreamableHttp.serve(server)
+        const client = yield* bounded(McpClient.connect(yield* StreamableHttp.client({ url }), options))
+        return { client, burst: (round: string) => burstIn(server, round) }
+      })]
+  ]
+
+  for (const [name, setup] of transports) {
+    for (const era of ["modern", "legacy"] as const) {
+      it.scopedLive(`${name}, ${era}: ${COUNT} changes of each kind in a row → one notification per kind; a later burst → one more each`, () =>
+        Effect.gen(function*() {
+          const { burst, client } = yield* setup(era === "legacy" ? { versions: ["2025-11-25"] } : {})
+          assert.strictEqual(client.info.era, era)
+          const sub = yield* bounded(client.listen(FILTER))
+          expect(sub.acknowledged).toEqual(FILTER)
+          const c = yield* collect(sub.notifications)
+          yield* burst("a")
+          expect(methods(yield* c.exactly(3)).sort()).toEqual(ONE_EACH)
+          // the first notifications were delivered: a new change is announced again
+          yield* burst("b")
+          expect(methods((yield* c.exactly(6)).slice(3)).sort()).toEqual(ONE_EACH)
+        }))
+    }
+  }
+})

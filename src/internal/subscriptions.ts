@@ -2,6 +2,7 @@
  * Change notifications: modern `subscriptions/listen`, legacy session notifications and subscriptions.
  * @internal
  */
+import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
@@ -37,6 +38,42 @@ const LIST_CHANGED_METHOD = {
 
 const RESOURCE_UPDATED = "notifications/resources/updated"
 const ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+
+/**
+ * Resolves at the end of the current turn of the event loop (one macrotask, `setTimeout(0)`),
+ * not through `Clock`: a synchronous burst of changes (e.g. 50 `addTool` calls in a row, which
+ * run within one turn) is over by then. Not a debounce window: nothing waits for quiet.
+ */
+const endOfTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const timer = setTimeout(() => resume(Effect.void), 0)
+  return Effect.sync(() => clearTimeout(timer))
+})
+
+const coalesceKey = (e: ChangeEvent): string => e._tag === "ResourceUpdated" ? `updated ${e.uri}` : e.kind
+
+/**
+ * One subscriber's change events, coalesced: a list change of a kind (or an update of a URI)
+ * that is already pending — taken off the PubSub but not yet handed to the subscriber's writer —
+ * is not queued again. Events pile up while the writer is busy, and the first event of a batch
+ * waits for the end of the event-loop turn so a burst is seen whole; each batch is deduplicated
+ * (first occurrence kept, order kept). A change after a notification was handed on gives a new
+ * one.
+ */
+const coalesced = (queue: Queue.Dequeue<ChangeEvent>): Stream.Stream<ChangeEvent> =>
+  Stream.repeatEffectChunk(Effect.gen(function*() {
+    const first = yield* Queue.take(queue)
+    yield* endOfTurn
+    const rest = yield* Queue.takeAll(queue)
+    const seen = new Set<string>()
+    const out: Array<ChangeEvent> = []
+    for (const e of [first, ...rest]) {
+      const key = coalesceKey(e)
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push(e)
+    }
+    return Chunk.unsafeFromArray(out)
+  }))
 
 /** `subscriptions/listen` (2026-07-28): ack first, then matching changes, until cancel or shutdown. */
 export const listen = (
@@ -78,9 +115,10 @@ export const listen = (
     yield* Effect.scoped(Effect.gen(function*() {
       const queue = yield* PubSub.subscribe(server.events)
       yield* ctx.notify(JsonRpc.notification(ACKNOWLEDGED, { _meta: meta, notifications: honoured }))
-      const forward = Queue.take(queue).pipe(
-        Effect.flatMap((e) => wants(e) ? ctx.notify(toNotification(e, meta)) : Effect.void),
-        Effect.forever
+      const forward = coalesced(queue).pipe(
+        Stream.filter(wants),
+        Stream.runForEach((e) => ctx.notify(toNotification(e, meta))),
+        Effect.zipRight(Effect.never)
       )
       const stop = transportShutdown === undefined
         ? Deferred.await(server.shutdown)
@@ -119,9 +157,10 @@ export const subscribe = (
  * The unsolicited notifications of a legacy session: `notifications/{tools,prompts,resources}/list_changed`
  * (when `listChanged` is on, after `notifications/initialized`) and `notifications/resources/updated`
  * for the session's subscribed URIs. Modern clients get changes only through `subscriptions/listen`.
+ * Coalesced like a listen's: a burst of changes gives one notification per kind (and per URI).
  */
 export const sessionNotifications = (server: Server, session: Session): Stream.Stream<JsonRpc.Notification> =>
-  Stream.fromPubSub(server.events).pipe(
+  Stream.unwrapScoped(Effect.map(PubSub.subscribe(server.events), coalesced)).pipe(
     Stream.filterEffect((e) =>
       Effect.map(Ref.get(session.state), (s) =>
         s !== undefined && s.initialized &&
