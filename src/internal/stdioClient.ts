@@ -10,6 +10,7 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
@@ -18,7 +19,8 @@ import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
@@ -37,11 +39,12 @@ export interface SpawnOptions {
   readonly maxLineBytes?: number | undefined
   readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
   readonly onRequest?: RequestHandler | undefined
+  readonly restart?: Schedule.Schedule<unknown, TransportError> | undefined
 }
 
 /** A client transport over a child process (documented on `Stdio.StdioClientTransport`). */
 export interface StdioClientTransport extends ClientTransport {
-  /** The process id of the child. */
+  /** The process id of the current child. */
   readonly pid: number
   readonly setRequestHandler: (handler: RequestHandler | undefined) => Effect.Effect<void>
   readonly sessionNotifications: Effect.Effect<
@@ -65,10 +68,27 @@ interface Pending {
 }
 
 interface State {
-  /** Set once the transport is closed; every later call fails with it. */
+  /** Set once the transport is closed for good; every later call fails with it. */
   readonly closed: TransportError | undefined
   readonly pending: HashMap.HashMap<JsonRpc.RequestId, Pending>
+  /** The current process, or the next one while the transport restarts it. */
+  readonly connection: Deferred.Deferred<Connection, TransportError>
 }
+
+/** One server process and the fibers that read and write it. */
+interface Connection {
+  readonly pid: number
+  /** Owns the process and its fibers; closed when the process is gone. */
+  readonly scope: Scope.CloseableScope
+  readonly outbox: Mailbox.Mailbox<string>
+  /** Fails (with why) when this process's stdout ended or the process exited. */
+  readonly ended: Deferred.Deferred<never, TransportError>
+  /** Closes stdin, then SIGTERM, then SIGKILL; waits for the exit. */
+  readonly shutdown: Effect.Effect<void>
+}
+
+/** How long a replayed `initialize` (after a restart) may take. */
+const REPLAY_TIMEOUT: Duration.DurationInput = "10 seconds"
 
 const closedError = (message: string): TransportError => new TransportError({ reason: "Closed", message })
 
@@ -96,21 +116,22 @@ export const spawn = (
     const closeTimeout = options.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT
     const maxLineBytes = Math.max(1, Math.floor(options.maxLineBytes ?? DEFAULT_CLIENT_MAX_LINE_BYTES))
     const onStderr = options.stderr === undefined || options.stderr === "inherit" ? undefined : options.stderr
+    const transportScope = yield* Effect.scope
+    // Each process lives in a child of this scope, made before `close` is registered, so `close`
+    // (the graceful stdin → SIGTERM → SIGKILL sequence) runs before any process scope closes.
+    const processes = yield* Scope.fork(transportScope, ExecutionStrategy.sequential)
+    const executor = yield* Effect.context<CommandExecutor.CommandExecutor>()
 
     let command = Command.make(options.command, ...(options.args ?? []))
     if (options.env !== undefined) command = Command.env(command, options.env)
     if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
     command = Command.stderr(command, onStderr === undefined ? "inherit" : "pipe")
-    const proc = yield* Command.start(command).pipe(
-      Effect.mapError((cause) =>
-        new TransportError({ reason: "Spawn", message: `could not start ${options.command}: ${cause.message}`, cause })
-      )
-    )
 
-    const state = yield* Ref.make<State>({ closed: undefined, pending: HashMap.empty() })
-    // Unbounded: callers are bounded by awaiting their replies, and a cancel notification sent
-    // by an interrupted caller must never wait behind a full buffer.
-    const outbox = yield* Mailbox.make<string>()
+    const state = yield* Ref.make<State>({
+      closed: undefined,
+      pending: HashMap.empty(),
+      connection: yield* Deferred.make<Connection, TransportError>()
+    })
     const encoder = new TextEncoder()
     // Server→client requests (legacy) run in their own fibers, keyed by the server's id, so a
     // slow answer (a user filling a form) never holds up the reader, and the server's
@@ -119,22 +140,25 @@ export const spawn = (
     const serverRequests = yield* FiberMap.make<JsonRpc.RequestId>()
     // Notifications that belong to no request in flight, for `sessionNotifications`.
     const unsolicited = yield* PubSub.unbounded<JsonRpc.Notification>()
-    const ended = yield* Deferred.make<never, TransportError>()
+    /** The legacy handshake seen so far, replayed on a restarted process. */
+    const handshake = yield* Ref.make<{ readonly init: JsonRpc.Request | undefined; readonly initialized: boolean }>(
+      { init: undefined, initialized: false }
+    )
+    let currentPid = -1
 
-    const closeAll = (error: TransportError): Effect.Effect<void> =>
+    const failPending = (error: TransportError): Effect.Effect<void> =>
       Effect.gen(function*() {
-        const previous = yield* Ref.getAndUpdate(state, (s): State => ({
-          closed: s.closed ?? error,
-          pending: HashMap.empty()
-        }))
-        yield* outbox.end
-        yield* Deferred.fail(ended, previous.closed ?? error)
-        for (const entry of HashMap.values(previous.pending)) {
-          yield* Deferred.fail(entry.deferred, previous.closed ?? error)
-        }
+        const previous = yield* Ref.getAndUpdate(state, (s): State => ({ ...s, pending: HashMap.empty() }))
+        for (const entry of HashMap.values(previous.pending)) yield* Deferred.fail(entry.deferred, error)
       })
 
-    const send = (message: JsonRpc.Message): Effect.Effect<boolean> => outbox.offer(JsonRpc.encode(message) + "\n")
+    /** The end for good: every waiter and every later call fails with `error`. */
+    const closeForGood = (error: TransportError): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const previous = yield* Ref.getAndUpdate(state, (s): State => ({ ...s, closed: s.closed ?? error }))
+        yield* Deferred.fail(previous.connection, previous.closed ?? error)
+        yield* failPending(previous.closed ?? error)
+      })
 
     const takePending = (id: JsonRpc.RequestId): Effect.Effect<Option.Option<Pending>> =>
       Ref.modify(state, (s): [Option.Option<Pending>, State] => {
@@ -193,15 +217,10 @@ export const spawn = (
         for (const handler of handlers) yield* safely(handler(notification))
       })
 
-    const onServerRequest = (request: JsonRpc.Request): Effect.Effect<void> =>
-      FiberMap.run(
-        serverRequests,
-        request.id,
-        Effect.flatMap(handlers.answer(request), send),
-        { onlyIfMissing: true }
-      ).pipe(Effect.asVoid)
+    const sendOn = (outbox: Mailbox.Mailbox<string>, message: JsonRpc.Message): Effect.Effect<boolean> =>
+      outbox.offer(JsonRpc.encode(message) + "\n")
 
-    const onFrame = (frame: Frame.Frame): Effect.Effect<void> => {
+    const onFrame = (outbox: Mailbox.Mailbox<string>) => (frame: Frame.Frame): Effect.Effect<void> => {
       if (frame._tag === "Oversized") {
         return Effect.logWarning(`dropped a line of ${frame.bytes} bytes from the server (limit ${maxLineBytes})`)
       }
@@ -231,88 +250,131 @@ export const spawn = (
         }
         case "Notification":
           return route(classified.message)
-        case "Request":
-          return onServerRequest(classified.message)
+        case "Request": {
+          const request = classified.message
+          return FiberMap.run(
+            serverRequests,
+            request.id,
+            Effect.flatMap(handlers.answer(request), (response) => sendOn(outbox, response)),
+            { onlyIfMissing: true }
+          ).pipe(Effect.asVoid)
+        }
         case "Invalid":
           return Effect.logWarning(`skipped an invalid message from the server: ${preview(frame.text)}`)
       }
     }
 
-    const writer = yield* Mailbox.toStream(outbox).pipe(
-      Stream.mapChunks((lines) => Chunk.of(encoder.encode(Chunk.join(lines, "")))),
-      Stream.run(proc.stdin),
-      Effect.catchAll((cause) =>
-        Effect.logDebug("writing to the server's stdin failed", cause).pipe(
-          Effect.zipRight(closeAll(closedError("writing to the server's stdin failed")))
-        )
-      ),
-      Effect.forkScoped
-    )
-
-    const reader = yield* proc.stdout.pipe(
-      Frame.frames(maxLineBytes),
-      Stream.runForEach(onFrame),
-      Effect.catchAll((cause) => Effect.logDebug("reading the server's stdout failed", cause)),
-      Effect.ensuring(closeAll(closedError("the server closed its stdout"))),
-      Effect.forkScoped
-    )
-
-    if (onStderr !== undefined) {
-      yield* proc.stderr.pipe(
-        Frame.frames(STDERR_MAX_LINE_BYTES),
-        Stream.runForEach((frame) =>
-          frame._tag === "Line"
-            ? safely(onStderr(frame.text))
-            : Effect.logDebug(`dropped a stderr line of ${frame.bytes} bytes`)
+    /** Starts one server process with its reader, writer, stderr reader and exit watcher. */
+    const start: Effect.Effect<Connection, TransportError> = Effect.gen(function*() {
+      const scope = yield* Scope.fork(processes, ExecutionStrategy.sequential)
+      const proc = yield* Command.start(command).pipe(
+        Effect.provide(executor),
+        Scope.extend(scope),
+        Effect.mapError((cause) =>
+          new TransportError({
+            reason: "Spawn",
+            message: `could not start ${options.command}: ${cause.message}`,
+            cause
+          })
         ),
-        Effect.catchAll((cause) => Effect.logDebug("reading the server's stderr failed", cause)),
-        Effect.forkScoped
+        Effect.onError(() => Scope.close(scope, Exit.void))
       )
-    }
+      // Unbounded: callers are bounded by awaiting their replies, and a cancel notification sent
+      // by an interrupted caller must never wait behind a full buffer.
+      const outbox = yield* Mailbox.make<string>()
+      const ended = yield* Deferred.make<never, TransportError>()
+      const fork = <A, E>(effect: Effect.Effect<A, E>) => Effect.forkIn(effect, scope)
 
-    // When the process exits, let the reader drain what is left in the pipe, then close.
-    yield* Effect.exit(proc.exitCode).pipe(
-      Effect.flatMap((exit) =>
-        Fiber.await(reader).pipe(
-          Effect.timeoutOption(EXIT_GRACE),
-          Effect.zipRight(closeAll(closedError(
-            Exit.isSuccess(exit)
-              ? `the server process exited with code ${exit.value}`
-              : "the server process was terminated by a signal"
-          )))
+      /** This process is gone: fail what waits on it, then restart or close for good. */
+      const lost = (error: TransportError): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          if (!(yield* Deferred.fail(ended, error))) return
+          yield* outbox.end
+          yield* FiberMap.clear(serverRequests)
+          const st = yield* Ref.get(state)
+          if (st.closed !== undefined || options.restart === undefined) return yield* closeForGood(error)
+          const next = yield* Deferred.make<Connection, TransportError>()
+          yield* Ref.update(state, (s): State => s.closed === undefined ? { ...s, connection: next } : s)
+          yield* failPending(error)
+          yield* Effect.forkIn(Effect.interruptible(restart(error, scope, next)), transportScope)
+        }).pipe(Effect.uninterruptible)
+
+      const writer = yield* Mailbox.toStream(outbox).pipe(
+        Stream.mapChunks((lines) => Chunk.of(encoder.encode(Chunk.join(lines, "")))),
+        Stream.run(proc.stdin),
+        Effect.catchAll((cause) =>
+          Effect.logDebug("writing to the server's stdin failed", cause).pipe(
+            Effect.zipRight(lost(closedError("writing to the server's stdin failed")))
+          )
+        ),
+        fork
+      )
+
+      const reader = yield* proc.stdout.pipe(
+        Frame.frames(maxLineBytes),
+        Stream.runForEach(onFrame(outbox)),
+        Effect.catchAll((cause) => Effect.logDebug("reading the server's stdout failed", cause)),
+        Effect.ensuring(lost(closedError("the server closed its stdout"))),
+        fork
+      )
+
+      if (onStderr !== undefined) {
+        yield* proc.stderr.pipe(
+          Frame.frames(STDERR_MAX_LINE_BYTES),
+          Stream.runForEach((frame) =>
+            frame._tag === "Line"
+              ? safely(onStderr(frame.text))
+              : Effect.logDebug(`dropped a stderr line of ${frame.bytes} bytes`)
+          ),
+          Effect.catchAll((cause) => Effect.logDebug("reading the server's stderr failed", cause)),
+          fork
         )
-      ),
-      Effect.forkScoped
-    )
-
-    // Waits inside `close` run uninterruptibly (it is also a finalizer): a timeout can only cut
-    // a wait short when the wait itself is interruptible.
-    const bounded = <A>(wait: Effect.Effect<A>, limit: Duration.DurationInput): Effect.Effect<Option.Option<A>> =>
-      Effect.interruptible(wait).pipe(Effect.timeoutOption(limit))
-    const exitedWithin = (step: Effect.Effect<unknown>): Effect.Effect<boolean> =>
-      bounded(Effect.zipRight(step, Effect.exit(proc.exitCode)), closeTimeout).pipe(Effect.map(Option.isSome))
-
-    // close stdin → wait → SIGTERM → wait → SIGKILL (protocol.md §19.1). Runs once.
-    const shutdown = Effect.gen(function*() {
-      yield* outbox.end
-      let exited = yield* exitedWithin(Fiber.await(writer))
-      if (!exited) {
-        yield* Effect.logDebug(`the server did not exit within ${Duration.format(closeTimeout)} of stdin closing`)
-        exited = yield* exitedWithin(Effect.exit(proc.kill("SIGTERM")))
       }
-      if (!exited) {
-        yield* Effect.logWarning("the server ignored SIGTERM; sending SIGKILL")
-        exited = yield* exitedWithin(Effect.exit(proc.kill("SIGKILL")))
-      }
-      if (!exited) yield* Effect.logError(`the server process ${proc.pid} did not exit after SIGKILL`)
-      yield* bounded(Fiber.await(reader), EXIT_GRACE)
-      yield* closeAll(closedError("the transport was closed"))
-    }).pipe(Effect.uninterruptible)
-    const close = yield* Effect.cached(shutdown)
-    // Registered last, so it runs first when the scope closes: the fibers above are still alive.
-    yield* Effect.addFinalizer(() => close)
 
-    const request = (
+      // When the process exits, let the reader drain what is left in the pipe, then close.
+      yield* Effect.exit(proc.exitCode).pipe(
+        Effect.flatMap((exit) =>
+          Fiber.await(reader).pipe(
+            Effect.timeoutOption(EXIT_GRACE),
+            Effect.zipRight(lost(closedError(
+              Exit.isSuccess(exit)
+                ? `the server process exited with code ${exit.value}`
+                : "the server process was terminated by a signal"
+            )))
+          )
+        ),
+        fork
+      )
+
+      // Waits inside `shutdown` run uninterruptibly (it is also a finalizer): a timeout can only
+      // cut a wait short when the wait itself is interruptible.
+      const bounded = <A>(wait: Effect.Effect<A>, limit: Duration.DurationInput): Effect.Effect<Option.Option<A>> =>
+        Effect.interruptible(wait).pipe(Effect.timeoutOption(limit))
+      const exitedWithin = (step: Effect.Effect<unknown>): Effect.Effect<boolean> =>
+        bounded(Effect.zipRight(step, Effect.exit(proc.exitCode)), closeTimeout).pipe(Effect.map(Option.isSome))
+
+      // close stdin → wait → SIGTERM → wait → SIGKILL (protocol.md §19.1).
+      const shutdown = Effect.gen(function*() {
+        yield* outbox.end
+        let exited = yield* exitedWithin(Fiber.await(writer))
+        if (!exited) {
+          yield* Effect.logDebug(`the server did not exit within ${Duration.format(closeTimeout)} of stdin closing`)
+          exited = yield* exitedWithin(Effect.exit(proc.kill("SIGTERM")))
+        }
+        if (!exited) {
+          yield* Effect.logWarning("the server ignored SIGTERM; sending SIGKILL")
+          exited = yield* exitedWithin(Effect.exit(proc.kill("SIGKILL")))
+        }
+        if (!exited) yield* Effect.logError(`the server process ${proc.pid} did not exit after SIGKILL`)
+        yield* bounded(Fiber.await(reader), EXIT_GRACE)
+      }).pipe(Effect.uninterruptible)
+
+      return { pid: proc.pid, scope, outbox, ended, shutdown }
+    })
+
+    /** A request on one given process (the current one, or a restarted one being set up). */
+    const requestOn = (
+      connection: Connection,
       message: JsonRpc.Request,
       requestOptions?: RequestOptions
     ): Effect.Effect<JsonRpc.Response, TransportError> =>
@@ -338,49 +400,156 @@ export const spawn = (
             return [undefined, { ...s, pending: HashMap.set(s.pending, message.id, entry) }]
           })
           if (refused !== undefined) return yield* refused
-          const sent = yield* send(message)
+          const sent = yield* sendOn(connection.outbox, message)
           if (!sent) {
             yield* takePending(message.id)
-            return yield* closedError("the transport is closed")
+            return yield* closedError("the server process is gone")
           }
           return yield* restore(Deferred.await(deferred)).pipe(
-            Effect.onInterrupt(() => cancel(message))
+            Effect.onInterrupt(() => cancel(connection, message))
           )
         })
       )
 
     // The caller gave up: forget the request and tell the server (never for `initialize`).
-    const cancel = (message: JsonRpc.Request): Effect.Effect<void> =>
+    const cancel = (connection: Connection, message: JsonRpc.Request): Effect.Effect<void> =>
       takePending(message.id).pipe(
         Effect.flatMap((entry) =>
           Option.isNone(entry) || message.method === McpSchema.Method.initialize
             ? Effect.void
-            : Effect.asVoid(send(JsonRpc.notification(McpSchema.Method.cancelled, {
-              requestId: message.id,
-              reason: "The client cancelled the request"
-            })))
+            : Effect.asVoid(sendOn(
+              connection.outbox,
+              JsonRpc.notification(McpSchema.Method.cancelled, {
+                requestId: message.id,
+                reason: "The client cancelled the request"
+              })
+            ))
         )
       )
 
+    /** The current process; waits while the transport restarts one. */
+    const current: Effect.Effect<Connection, TransportError> = Effect.flatMap(
+      Ref.get(state),
+      (s) => s.closed !== undefined ? Effect.fail(s.closed) : Deferred.await(s.connection)
+    )
+
+    /** A new process, with the legacy handshake replayed when the first one had one (EC-15 on stdio). */
+    const startAndReplay: Effect.Effect<Connection, TransportError> = Effect.gen(function*() {
+      const connection = yield* start
+      const { init, initialized } = yield* Ref.get(handshake)
+      if (init === undefined) return connection
+      const replay = Effect.gen(function*() {
+        const response = yield* requestOn(connection, init).pipe(
+          Effect.timeoutFail({
+            duration: REPLAY_TIMEOUT,
+            onTimeout: () => closedError("the restarted server did not answer initialize")
+          })
+        )
+        if (JsonRpc.isErrorResponse(response)) {
+          return yield* new TransportError({
+            reason: "Protocol",
+            message: `the restarted server refused initialize: ${response.error.message}`
+          })
+        }
+        if (initialized) yield* sendOn(connection.outbox, JsonRpc.notification(McpSchema.Method.initialized))
+      })
+      yield* replay.pipe(Effect.onError(() => Scope.close(connection.scope, Exit.void)))
+      return connection
+    })
+
+    /** After a process was lost: start another per the `restart` schedule, or close for good. */
+    const restart = (
+      cause: TransportError,
+      previous: Scope.CloseableScope,
+      next: Deferred.Deferred<Connection, TransportError>
+    ): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        yield* Scope.close(previous, Exit.void)
+        if (options.restart === undefined) return yield* closeForGood(cause)
+        const driver = yield* Schedule.driver(options.restart)
+        let error = cause
+        for (;;) {
+          const go = yield* Effect.isSuccess(driver.next(error))
+          if (!go || (yield* Ref.get(state)).closed !== undefined) return yield* closeForGood(error)
+          const attempt = yield* Effect.either(startAndReplay)
+          if (attempt._tag === "Right") {
+            currentPid = attempt.right.pid
+            yield* Effect.logInfo(`restarted the server process (pid ${attempt.right.pid})`)
+            yield* Deferred.succeed(next, attempt.right)
+            return
+          }
+          error = attempt.left
+          yield* Effect.logWarning(`restarting the server process failed: ${error.message}`)
+        }
+      })
+
+    const first = yield* start
+    currentPid = first.pid
+    yield* Deferred.succeed((yield* Ref.get(state)).connection, first)
+
+    // close: no more restarts; the current process gets stdin closed → SIGTERM → SIGKILL. Runs once.
+    const close = yield* Effect.cached(
+      Effect.gen(function*() {
+        const error = closedError("the transport was closed")
+        const previous = yield* Ref.getAndUpdate(state, (s): State => ({ ...s, closed: s.closed ?? error }))
+        const connection = yield* Deferred.poll(previous.connection)
+        if (Option.isSome(connection)) {
+          const settled = yield* Effect.either(connection.value)
+          if (settled._tag === "Right") {
+            yield* settled.right.shutdown
+            yield* Scope.close(settled.right.scope, Exit.void)
+          }
+        }
+        yield* closeForGood(error)
+      }).pipe(Effect.uninterruptible)
+    )
+    // Registered last, so it runs first when the scope closes: the fibers above are still alive.
+    yield* Effect.addFinalizer(() => close)
+
+    const request = (
+      message: JsonRpc.Request,
+      requestOptions?: RequestOptions
+    ): Effect.Effect<JsonRpc.Response, TransportError> =>
+      Effect.gen(function*() {
+        const connection = yield* current
+        const response = yield* requestOn(connection, message, requestOptions)
+        if (
+          message.method === McpSchema.Method.initialize && !JsonRpc.isErrorResponse(response) &&
+          options.restart !== undefined
+        ) {
+          yield* Ref.update(handshake, (h) => ({ ...h, init: message }))
+        }
+        return response
+      })
+
     const notify = (message: JsonRpc.Notification): Effect.Effect<void, TransportError> =>
-      Effect.flatMap(send(message), (sent) => sent ? Effect.void : closedError("the transport is closed"))
+      Effect.gen(function*() {
+        const connection = yield* current
+        if (!(yield* sendOn(connection.outbox, message))) return yield* closedError("the server process is gone")
+        if (message.method === McpSchema.Method.initialized) {
+          yield* Ref.update(handshake, (h) => ({ ...h, initialized: true }))
+        }
+      })
 
     const sessionNotifications: Effect.Effect<
       Stream.Stream<JsonRpc.Notification, TransportError>,
       TransportError,
       Scope.Scope
     > = Effect.gen(function*() {
+      const connection = yield* current
       const subscription = yield* PubSub.subscribe(unsolicited)
       const { closed } = yield* Ref.get(state)
       if (closed !== undefined) return yield* closed
-      return Stream.fromQueue(subscription).pipe(Stream.interruptWhen(Deferred.await(ended)))
+      return Stream.fromQueue(subscription).pipe(Stream.interruptWhen(Deferred.await(connection.ended)))
     })
 
     return {
       request,
       notify,
       close,
-      pid: proc.pid,
+      get pid() {
+        return currentPid
+      },
       setRequestHandler: handlers.set,
       sessionNotifications
     }

@@ -254,6 +254,17 @@ export const layerServer = <E, E2, R, R2>(
  * - `onRequest`: answers server→client requests (legacy sessions: `elicitation/create`,
  *   `sampling/createMessage`, `roots/list`, `ping`, …); replaceable later with
  *   `setRequestHandler`. Default: `ping` → `{}`, anything else -32601.
+ * - `restart`: a `Schedule` fed with the `TransportError` that ended the process (protocol.md
+ *   §19.1: "client SHOULD restart"). Default: none — when the process exits or closes its stdout,
+ *   the transport is closed for good. With a schedule, an unexpected exit fails the requests in
+ *   flight with `TransportError` `"Closed"` (they are lost, as the spec says), ends the open
+ *   `sessionNotifications` streams with that error, and starts the program again after the
+ *   schedule's delay; each failed start (spawn failure, refused replay) is fed to the schedule
+ *   again, and when the schedule is done the transport is closed for good. Requests and
+ *   notifications sent meanwhile wait for the new process. A legacy handshake seen on the first
+ *   process (a successful `initialize`, then `notifications/initialized`) is replayed on each new
+ *   one before anything else is sent (10 s bound); modern servers need no replay. `close` stops
+ *   restarting. E.g. `Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(5)))`.
  *
  * @since 0.1.0
  * @category models
@@ -261,7 +272,8 @@ export const layerServer = <E, E2, R, R2>(
 export type SpawnOptions = client.SpawnOptions
 
 /**
- * A `ClientTransport` over a child process, plus the child's `pid`.
+ * A `ClientTransport` over a child process, plus the current child's `pid` (it changes when
+ * `SpawnOptions.restart` starts a new process).
  *
  * - `request(message, {onNotification})`: writes the request and awaits the response with the
  *   same id (compared by exact JSON type). A JSON-RPC error response is a value, not a failure.
@@ -284,8 +296,9 @@ export type SpawnOptions = client.SpawnOptions
  *   for its request interrupts the handler (nothing is written then). stdio has no per-request
  *   channel, so a request's own `onRequest` option is not used.
  * - `sessionNotifications`: a subscription to the notifications that belong to no request in
- *   flight (the legacy session's list changes and resource updates); the stream fails with
- *   `TransportError` `"Closed"` when the transport closes.
+ *   flight (the legacy session's list changes and resource updates) of the current process; the
+ *   stream fails with `TransportError` `"Closed"` when that process is gone (exit, stdout closed,
+ *   transport closed). Subscribing while a restart is under way waits for the new process.
  *
  * Lines that are not JSON, and responses to unknown ids, are logged and skipped, never fatal.
  *
