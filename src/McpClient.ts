@@ -15,6 +15,7 @@
  */
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Input from "./Input.js"
@@ -119,7 +120,11 @@ export interface InputHandlers {
  *   SEP-2663) on modern requests. The server may then answer `tools/call` with a task:
  *   {@link McpClient.callTool} polls it to the end (answering its questions with the input
  *   handlers, within `Task.AwaitOptions` defaults) and yields the final result; `client.tasks`
- *   exposes the lifecycle.
+ *   exposes the lifecycle;
+ * - `relisten`: how an established {@link McpClient.listen} is re-established after its
+ *   connection dropped, a `Schedule` fed with the error (each failed try is fed again; the
+ *   schedule restarts once a listen is acknowledged again). Default {@link DEFAULT_RELISTEN}
+ *   (100 ms doubling, at most 8 tries in a row); `Schedule.stop` turns it off.
  *
  * @since 0.1.0
  * @category models
@@ -136,6 +141,7 @@ export interface Options extends InputHandlers {
   readonly cache?: boolean
   readonly legacyTtlMs?: number
   readonly tasks?: boolean
+  readonly relisten?: Schedule.Schedule<unknown, CallError>
 }
 
 /**
@@ -206,9 +212,21 @@ export interface ListenFilter {
 /**
  * An open change-notification stream: `acknowledged` is the part of the filter the server will
  * honour; `notifications` yields `notifications/{tools,prompts,resources}/list_changed` and
- * `notifications/resources/updated` (as sent, `_meta` included). It ends when the server ends
- * the subscription gracefully (modern: the listen result, or its `notifications/cancelled`), and
- * fails with `TransportError` when the connection is lost.
+ * `notifications/resources/updated` (as sent, `_meta` included).
+ *
+ * It ends when the server ends the subscription gracefully (modern: the listen result, or its
+ * `notifications/cancelled`; protocol.md §14: a clean end, so the client does not listen again).
+ * When the connection drops instead (HTTP: the listen's SSE response or the legacy GET stream
+ * ends or breaks, the server restarts; stdio: the process exits and `Stdio.spawn`'s `restart`
+ * starts another), the client listens again with the same filter per `Options.relisten`
+ * (legacy: opens the session's channel again and re-sends `resources/subscribe` for the
+ * acknowledged URIs), and the stream goes on. Changes in the gap are unknown, so after each
+ * re-establishment the client clears its cache and the stream yields one
+ * `notifications/<kind>/list_changed` per acknowledged kind and one `notifications/resources/updated`
+ * per acknowledged URI, marked `_meta[RESUBSCRIBED] = true` (modern: tagged with the new
+ * listen's subscription id): a consumer that refetches on change notifications needs no other
+ * code. When `relisten` gives up, or the failure is not a lost connection (a JSON-RPC error, a
+ * 401), the stream fails with that error.
  *
  * @since 0.1.0
  * @category models
@@ -217,6 +235,23 @@ export interface Subscription {
   readonly acknowledged: ListenFilter
   readonly notifications: Stream.Stream<JsonRpc.Notification, CallError>
 }
+
+/**
+ * The `_meta` key (value `true`) of the notifications a {@link Subscription} yields after it was
+ * re-established: they stand for changes that may have been missed while it was down.
+ *
+ * @since 0.1.0
+ * @category symbols
+ */
+export const RESUBSCRIBED: "presa-mcp/resubscribed" = internal.RESUBSCRIBED
+
+/**
+ * The default `Options.relisten`: 100 ms, doubling, at most 8 tries in a row (about 25 s in all).
+ *
+ * @since 0.1.0
+ * @category symbols
+ */
+export const DEFAULT_RELISTEN: Schedule.Schedule<unknown, CallError> = internal.DEFAULT_RELISTEN
 
 /**
  * What the client learned when it connected: the era, the protocol version in use, and the

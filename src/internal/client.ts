@@ -3,6 +3,7 @@
  * the result cache. Documented on `McpClient`.
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -11,6 +12,7 @@ import * as HashMap from "effect/HashMap"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -19,7 +21,7 @@ import type { CallError, CallOptions, Info, ListenFilter, McpClient, Options, Su
 import * as McpSchema from "../McpSchema.js"
 import * as Skill from "../Skill.js"
 import * as Task from "../Task.js"
-import type { ClientTransport, RequestOptions } from "../Transport.js"
+import { type ClientTransport, type RequestOptions, TransportError } from "../Transport.js"
 import * as Cache from "./clientCache.js"
 import { ClientError } from "./clientError.js"
 import * as ClientInput from "./clientInput.js"
@@ -94,6 +96,31 @@ const wanted = (filter: ListenFilter, n: JsonRpc.Notification): boolean => {
       return false
   }
 }
+
+/** What a re-established listen announces: every change its acknowledged filter covers. */
+const missedChanges = (filter: ListenFilter, meta: JsonRpc.JsonObject): ReadonlyArray<JsonRpc.Notification> => [
+  ...(filter.toolsListChanged === true ? [JsonRpc.notification(LIST_CHANGED.tools, { _meta: meta })] : []),
+  ...(filter.promptsListChanged === true ? [JsonRpc.notification(LIST_CHANGED.prompts, { _meta: meta })] : []),
+  ...(filter.resourcesListChanged === true ? [JsonRpc.notification(LIST_CHANGED.resources, { _meta: meta })] : []),
+  ...Array.from(
+    new Set(filter.resourceSubscriptions ?? []),
+    (uri) => JsonRpc.notification(RESOURCE_UPDATED, { uri, _meta: meta })
+  )
+]
+
+const NO_RESULT: JsonRpc.JsonObject = {}
+
+/** A lost connection is worth listening again; a peer's refusal or a bad answer is not. */
+const retriable = (e: CallError): boolean =>
+  e._tag === "TransportError" ? e.reason !== "Unauthorized" : e._tag === "ClientError" && e.reason === "Timeout"
+
+/** `_meta` key of the notifications a re-established listen emits (documented on `McpClient.RESUBSCRIBED`). */
+export const RESUBSCRIBED = "presa-mcp/resubscribed" as const
+
+/** Default `Options.relisten`: 100 ms doubling, at most 8 tries in a row (about 25 s). */
+export const DEFAULT_RELISTEN: Schedule.Schedule<unknown, CallError> = Schedule.exponential("100 millis").pipe(
+  Schedule.intersect(Schedule.recurs(8))
+)
 
 const subscriptionIdOf = (n: JsonRpc.Notification): unknown => {
   const meta = n.params?._meta
@@ -437,78 +464,131 @@ export const connect = (
     const invalidate = (n: JsonRpc.Notification): Effect.Effect<void> =>
       cache === undefined ? Effect.void : cache.invalidate(n)
 
+    const relisten = options.relisten ?? DEFAULT_RELISTEN
+
+    /** After a re-established listen: everything may have changed in the gap. */
+    const resubscribed = (
+      acknowledged: ListenFilter,
+      subscriptionId: JsonRpc.RequestId | undefined,
+      offer: (n: JsonRpc.Notification) => Effect.Effect<unknown>
+    ): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        if (cache !== undefined) yield* cache.clear
+        const meta: JsonRpc.JsonObject = {
+          ...(subscriptionId === undefined ? {} : { [McpSchema.MetaKey.subscriptionId]: subscriptionId }),
+          [RESUBSCRIBED]: true
+        }
+        for (const n of missedChanges(acknowledged, meta)) yield* offer(n)
+      })
+
     const listenModern = (filter: ListenFilter): Effect.Effect<Subscription, CallError, Scope.Scope> =>
       Effect.gen(function*() {
-        const id = yield* newId
-        const sid = String(id)
         const mailbox = yield* Mailbox.make<JsonRpc.Notification, CallError>()
         // closing the Scope also ends the stream for a consumer running elsewhere
         yield* Effect.addFinalizer(() => mailbox.end)
-        const ack = yield* Deferred.make<ListenFilter, CallError>()
-        const cancelledByServer = yield* Deferred.make<void>()
-        const onNotification = (n: JsonRpc.Notification): Effect.Effect<void> =>
-          Effect.gen(function*() {
-            if (n.method === McpSchema.Method.cancelled) {
-              // The server tore the subscription down (protocol.md §14 [tension]): a clean end.
-              const requestId = n.params?.requestId
-              if (requestId !== undefined && String(requestId) === sid) {
-                yield* Deferred.succeed(cancelledByServer, undefined)
-              }
-              return
-            }
-            const tag = subscriptionIdOf(n)
-            if (tag === undefined || String(tag) !== sid) {
-              return yield* Effect.logDebug(`ignored ${n.method} on listen ${sid}: not tagged with its subscriptionId`)
-            }
-            if (n.method === ACKNOWLEDGED) {
-              yield* Deferred.succeed(ack, filterFromWire(n.params?.notifications))
-              return
-            }
-            yield* invalidate(n)
-            yield* mailbox.offer(n)
-          })
+        const firstAck = yield* Deferred.make<ListenFilter, CallError>()
         const params: JsonRpc.JsonObject = {
           notifications: filterToWire(filter),
           _meta: modernMeta(info.protocolVersion)
         }
-        const ended = (exit: Exit.Exit<JsonRpc.JsonObject, CallError>): Effect.Effect<void> =>
-          Exit.match(exit, {
-            onSuccess: (result) => {
-              const resultType = result.resultType
-              const bad = resultType !== undefined && resultType !== "complete"
-                ? new ClientError({
+
+        /** One `subscriptions/listen` request, until its graceful end (success) or a failure. */
+        const once = (onAck: (ack: ListenFilter, id: JsonRpc.RequestId) => Effect.Effect<void>) =>
+          Effect.gen(function*() {
+            const id = yield* newId
+            const sid = String(id)
+            const acked = yield* Deferred.make<void>()
+            const cancelledByServer = yield* Deferred.make<void>()
+            const onNotification = (n: JsonRpc.Notification): Effect.Effect<void> =>
+              Effect.gen(function*() {
+                if (n.method === McpSchema.Method.cancelled) {
+                  // The server tore the subscription down (protocol.md §14 [tension]): a clean end.
+                  const requestId = n.params?.requestId
+                  if (requestId !== undefined && String(requestId) === sid) {
+                    yield* Deferred.succeed(cancelledByServer, undefined)
+                  }
+                  return
+                }
+                const tag = subscriptionIdOf(n)
+                if (tag === undefined || String(tag) !== sid) {
+                  return yield* Effect.logDebug(
+                    `ignored ${n.method} on listen ${sid}: not tagged with its subscriptionId`
+                  )
+                }
+                if (n.method === ACKNOWLEDGED) {
+                  if (yield* Deferred.succeed(acked, undefined)) {
+                    yield* onAck(filterFromWire(n.params?.notifications), id)
+                  }
+                  return
+                }
+                yield* invalidate(n)
+                yield* mailbox.offer(n)
+              })
+            const unacknowledged = Deferred.await(acked).pipe(
+              Effect.timeoutFail({
+                duration: timeout,
+                onTimeout: () =>
+                  new ClientError({ reason: "Timeout", message: "subscriptions/listen was not acknowledged" })
+              }),
+              Effect.zipRight(Effect.never)
+            )
+            const result = yield* exchange(
+              id,
+              McpSchema.Method.subscriptionsListen,
+              params,
+              { onNotification },
+              Duration.infinity
+            )
+              .pipe(
+                Effect.raceFirst(Effect.as(Deferred.await(cancelledByServer), NO_RESULT)),
+                Effect.raceFirst(unacknowledged)
+              )
+            const resultType = result.resultType
+            if (resultType !== undefined && resultType !== "complete") {
+              return yield* new ClientError({
+                reason: "InvalidResult",
+                message: `subscriptions/listen: unsupported resultType ${JSON.stringify(resultType)}`
+              })
+            }
+          })
+
+        // The first listen answers `listen`; later ones re-establish it after the connection
+        // dropped (protocol.md §14: "a bare disconnect MAY trigger reconnect"), per `relisten`.
+        const run = Effect.gen(function*() {
+          const driver = yield* Schedule.driver(relisten)
+          let established = false
+          for (;;) {
+            const exit = yield* Effect.exit(once((ack, id) =>
+              Effect.gen(function*() {
+                if (established) yield* resubscribed(ack, id, mailbox.offer)
+                else yield* Deferred.succeed(firstAck, ack)
+                established = true
+                yield* driver.reset
+              })
+            ))
+            if (Exit.isSuccess(exit)) {
+              // a graceful end (the listen result, or its notifications/cancelled): not a drop
+              yield* Deferred.fail(
+                firstAck,
+                new ClientError({
                   reason: "InvalidResult",
-                  message: `subscriptions/listen: unsupported resultType ${JSON.stringify(resultType)}`
+                  message: "subscriptions/listen ended before it was acknowledged"
                 })
-                : undefined
-              return Effect.zipRight(
-                bad === undefined ? mailbox.end : mailbox.fail(bad),
-                Deferred.fail(
-                  ack,
-                  bad ?? new ClientError({
-                    reason: "InvalidResult",
-                    message: "subscriptions/listen ended before it was acknowledged"
-                  })
-                )
-              ).pipe(Effect.asVoid)
-            },
-            onFailure: (cause) =>
-              Effect.zipRight(mailbox.failCause(cause), Deferred.failCause(ack, cause)).pipe(Effect.asVoid)
-          })
-        yield* exchange(id, McpSchema.Method.subscriptionsListen, params, { onNotification }, Duration.infinity).pipe(
-          Effect.raceFirst(Effect.as(Deferred.await(cancelledByServer), {})),
-          Effect.exit,
-          Effect.flatMap(ended),
-          Effect.interruptible,
-          Effect.forkScoped
-        )
-        const acknowledged = yield* Deferred.await(ack).pipe(
-          Effect.timeoutFail({
-            duration: timeout,
-            onTimeout: () =>
-              new ClientError({ reason: "Timeout", message: "subscriptions/listen was not acknowledged" })
-          })
-        )
+              )
+              return yield* mailbox.end
+            }
+            const error = Cause.failureOption(exit.cause)
+            const again = established && Option.isSome(error) && retriable(error.value) &&
+              (yield* Effect.isSuccess(driver.next(error.value)))
+            if (!again) {
+              yield* Deferred.failCause(firstAck, exit.cause)
+              return yield* mailbox.failCause(exit.cause)
+            }
+            yield* Effect.logInfo(`subscriptions/listen dropped (${Option.getOrThrow(error).message}); listening again`)
+          }
+        })
+        yield* run.pipe(Effect.interruptible, Effect.forkScoped)
+        const acknowledged = yield* Deferred.await(firstAck)
         return { acknowledged, notifications: Mailbox.toStream(mailbox) }
       })
 
@@ -536,7 +616,8 @@ export const connect = (
 
     const listenLegacy = (filter: ListenFilter): Effect.Effect<Subscription, CallError, Scope.Scope> =>
       Effect.gen(function*() {
-        if (transport.sessionNotifications === undefined) {
+        const sessionNotifications = transport.sessionNotifications
+        if (sessionNotifications === undefined) {
           return yield* new ClientError({
             reason: "Unsupported",
             message: "this transport does not carry a legacy session's notifications"
@@ -555,18 +636,42 @@ export const connect = (
             ? { resourceSubscriptions: filter.resourceSubscriptions }
             : {})
         }
-        const source = yield* transport.sessionNotifications
-        for (const uri of new Set(acknowledged.resourceSubscriptions ?? [])) yield* subscribeUri(uri)
+        const uris = new Set(acknowledged.resourceSubscriptions ?? [])
+        const first = yield* sessionNotifications
+        for (const uri of uris) yield* subscribeUri(uri)
         const mailbox = yield* Mailbox.make<JsonRpc.Notification, CallError>()
         yield* Effect.addFinalizer(() => mailbox.end)
-        yield* source.pipe(
-          Stream.filter((n) => wanted(acknowledged, n)),
-          Stream.runForEach((n) => Effect.zipRight(invalidate(n), mailbox.offer(n))),
-          Effect.exit,
-          Effect.flatMap((exit) => mailbox.done(exit)),
-          Effect.interruptible,
-          Effect.forkScoped
-        )
+        const drain = (source: Stream.Stream<JsonRpc.Notification, CallError>) =>
+          source.pipe(
+            Stream.filter((n) => wanted(acknowledged, n)),
+            Stream.runForEach((n) => Effect.zipRight(invalidate(n), mailbox.offer(n)))
+          )
+        // The session's channel may drop (stdio: the process restarted; HTTP: the GET stream
+        // ended or the session expired): open it again, subscribe the URIs again (a new session
+        // has none), then tell the consumer that anything may have changed.
+        const run = Effect.gen(function*() {
+          const driver = yield* Schedule.driver(relisten)
+          let exit = yield* Effect.exit(drain(first))
+          for (;;) {
+            const error: CallError = Exit.isSuccess(exit)
+              ? new TransportError({ reason: "Closed", message: "the session's notification stream ended" })
+              : Option.getOrElse(
+                Cause.failureOption(exit.cause),
+                () => new TransportError({ reason: "Closed", message: "the session's notification stream broke" })
+              )
+            if (Exit.isFailure(exit) && !retriable(error)) return yield* mailbox.failCause(exit.cause)
+            if (!(yield* Effect.isSuccess(driver.next(error)))) return yield* mailbox.fail(error)
+            yield* Effect.logInfo(`the legacy session's notifications dropped (${error.message}); listening again`)
+            exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+              const source = yield* sessionNotifications
+              for (const uri of uris) yield* call(McpSchema.Method.resourcesSubscribe, { uri })
+              yield* resubscribed(acknowledged, undefined, mailbox.offer)
+              yield* driver.reset
+              return yield* drain(source)
+            })))
+          }
+        })
+        yield* run.pipe(Effect.interruptible, Effect.forkScoped)
         return { acknowledged, notifications: Mailbox.toStream(mailbox) }
       })
 
