@@ -24,6 +24,7 @@ import { fileURLToPath } from "node:url"
 import { InProcess, JsonRpc, McpClient, McpServer, Prompt, Resource, Tool, Transport } from "presa-mcp"
 import * as Stdio from "../src/transport/Stdio.js"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
+import * as TcpProxy from "./support/TcpProxy.js"
 import { get } from "./support/Wire.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
@@ -91,17 +92,22 @@ const collect = (stream: Stream.Stream<JsonRpc.Notification, McpClient.CallError
 
 const methods = (ns: ReadonlyArray<JsonRpc.Notification>) => ns.map((n) => n.method)
 
-const spawnFixture = (options: McpClient.Options = {}) =>
+const spawnFixture = (
+  options: McpClient.Options = {},
+  spawn: { readonly restart?: Stdio.SpawnOptions["restart"]; readonly args?: ReadonlyArray<string> } = {}
+) =>
   Effect.gen(function*() {
     const transport = yield* Stdio.spawn({
       command: process.execPath,
-      args: ["--import", "tsx", FIXTURE],
+      args: ["--import", "tsx", FIXTURE, ...(spawn.args ?? [])],
       cwd: ROOT,
-      stderr: () => Effect.void
+      stderr: () => Effect.void,
+      restart: spawn.restart
     })
     const { sent, transport: recorded } = yield* recording(transport)
-    const client = yield* bounded(McpClient.connect(recorded, options))
-    return { client, sent }
+    // spawning under load can be slow: the probe must not give up on a starting process
+    const client = yield* bounded(McpClient.connect(recorded, { probeTimeout: WAIT, ...options }))
+    return { client, sent, transport }
   })
 
 const listenIds = (sent: Ref.Ref<ReadonlyArray<JsonRpc.Request>>) =>
@@ -385,4 +391,135 @@ describe("McpClient.listen: a burst of changes is coalesced", () => {
         }))
     }
   }
+})
+
+// ---------------------------------------------------------------------------------------------
+// re-established after the connection drops
+// ---------------------------------------------------------------------------------------------
+
+describe("McpClient.listen: re-established after the connection drops", () => {
+  const RESTART = Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+  const RELISTEN = Schedule.spaced("100 millis").pipe(Schedule.intersect(Schedule.recurs(50)))
+  const resubscribed = (n: JsonRpc.Notification | undefined) => get(n?.params, "_meta", McpClient.RESUBSCRIBED)
+  const count = (sent: Ref.Ref<ReadonlyArray<JsonRpc.Request>>, method: string) =>
+    Effect.map(Ref.get(sent), (xs) => xs.filter((x) => x.method === method).length)
+
+  it.scopedLive("stdio, modern: the process is killed and respawned; the client listens again, clears its cache, and the new process's change arrives", () =>
+    Effect.gen(function*() {
+      const { client, sent, transport } = yield* spawnFixture({ cache: true }, { restart: RESTART, args: ["--cache"] })
+      assert.strictEqual(client.info.era, "modern")
+      const sub = yield* bounded(client.listen({ toolsListChanged: true }))
+      const c = yield* collect(sub.notifications)
+      yield* bounded(client.listTools())
+      yield* bounded(client.listTools())
+      expect(yield* count(sent, "tools/list")).toBe(1)
+      const before = transport.pid
+      process.kill(before, "SIGKILL")
+      const [re] = yield* c.exactly(1)
+      expect(re?.method).toBe("notifications/tools/list_changed")
+      expect(resubscribed(re)).toBe(true)
+      expect(transport.pid).not.toBe(before)
+      const ids = yield* listenIds(sent)
+      expect(ids).toHaveLength(2)
+      expect(get(re?.params, "_meta", SUB_ID)).toBe(ids[1])
+      // the cache was cleared: this goes out to the new process
+      yield* bounded(client.listTools())
+      expect(yield* count(sent, "tools/list")).toBe(2)
+      yield* bounded(client.callTool("touch", { kind: "tools" }))
+      const all = yield* c.exactly(2)
+      expect(all[1]?.method).toBe("notifications/tools/list_changed")
+      expect(resubscribed(all[1])).toBeUndefined()
+      expect(get(all[1]?.params, "_meta", SUB_ID)).toBe(ids[1])
+    }))
+
+  it.scopedLive("stdio, legacy: the respawned process is initialized again, the URIs are subscribed again, its changes arrive", () =>
+    Effect.gen(function*() {
+      const { client, sent, transport } = yield* spawnFixture({ versions: ["2025-11-25"] }, { restart: RESTART })
+      assert.strictEqual(client.info.era, "legacy")
+      const sub = yield* bounded(client.listen({ toolsListChanged: true, resourceSubscriptions: ["mem://a"] }))
+      const c = yield* collect(sub.notifications)
+      process.kill(transport.pid, "SIGKILL")
+      const missed = yield* c.exactly(2)
+      expect(methods(missed)).toEqual(["notifications/tools/list_changed", "notifications/resources/updated"])
+      expect(missed.map(resubscribed)).toEqual([true, true])
+      expect(get(missed[1]?.params, "uri")).toBe("mem://a")
+      expect(yield* count(sent, "resources/subscribe")).toBe(2)
+      // list_changed reaches only an initialized session: the handshake was replayed
+      yield* bounded(client.callTool("touch", { kind: "tools" }))
+      yield* bounded(client.callTool("update", { uri: "mem://a" }))
+      const all = yield* c.exactly(4)
+      expect(methods(all.slice(2))).toEqual(["notifications/tools/list_changed", "notifications/resources/updated"])
+      expect(all.slice(2).map(resubscribed)).toEqual([undefined, undefined])
+    }))
+
+  it.scopedLive("Streamable HTTP, modern: the listen's connection is cut; the client listens again, clears its cache, and the next change arrives", () =>
+    Effect.gen(function*() {
+      const server = yield* makeServer({ cache: { ttlMs: 60_000 } })
+      const { port, url } = yield* StreamableHttp.serve(server)
+      const proxy = yield* TcpProxy.make(port)
+      const via = url.replace(`:${port}/`, `:${proxy.port}/`)
+      const { sent, transport } = yield* recording(yield* StreamableHttp.client({ url: via }))
+      const client = yield* bounded(McpClient.connect(transport, { cache: true, relisten: RELISTEN }))
+      assert.strictEqual(client.info.era, "modern")
+      const sub = yield* bounded(client.listen({ toolsListChanged: true, resourceSubscriptions: ["mem://a"] }))
+      const c = yield* collect(sub.notifications)
+      yield* bounded(client.listTools())
+      yield* bounded(client.listTools())
+      expect(yield* count(sent, "tools/list")).toBe(1)
+      yield* proxy.cut
+      const missed = yield* c.exactly(2)
+      expect(methods(missed)).toEqual(["notifications/tools/list_changed", "notifications/resources/updated"])
+      expect(missed.map(resubscribed)).toEqual([true, true])
+      const ids = yield* listenIds(sent)
+      expect(ids).toHaveLength(2)
+      yield* bounded(client.listTools())
+      expect(yield* count(sent, "tools/list")).toBe(2)
+      yield* McpServer.addTool(server, extra("after-cut"))
+      const all = yield* c.exactly(3)
+      expect(all[2]?.method).toBe("notifications/tools/list_changed")
+      expect(get(all[2]?.params, "_meta", SUB_ID)).toBe(ids[1])
+    }))
+
+  it.scopedLive("Streamable HTTP, legacy: the server restarts (new session store); the client re-initializes, reopens the GET stream, subscribes again", () =>
+    Effect.gen(function*() {
+      const first = yield* makeServer()
+      const a = yield* StreamableHttp.serve(first)
+      const proxy = yield* TcpProxy.make(a.port)
+      const via = a.url.replace(`:${a.port}/`, `:${proxy.port}/`)
+      const { sent, transport } = yield* recording(yield* StreamableHttp.client({ url: via }))
+      const client = yield* bounded(McpClient.connect(transport, { versions: ["2025-11-25"], relisten: RELISTEN }))
+      assert.strictEqual(client.info.era, "legacy")
+      const sub = yield* bounded(client.listen({ toolsListChanged: true, resourceSubscriptions: ["mem://a"] }))
+      const c = yield* collect(sub.notifications)
+      const second = yield* makeServer()
+      const b = yield* StreamableHttp.serve(second)
+      yield* proxy.retarget(b.port)
+      yield* proxy.cut
+      const missed = yield* c.exactly(2)
+      expect(methods(missed)).toEqual(["notifications/tools/list_changed", "notifications/resources/updated"])
+      expect(missed.map(resubscribed)).toEqual([true, true])
+      expect(yield* count(sent, "resources/subscribe")).toBe(2)
+      yield* McpServer.addTool(second, extra("restarted"))
+      yield* McpServer.resourceUpdated(second, "mem://a")
+      const all = yield* c.exactly(4)
+      expect(methods(all.slice(2))).toEqual(["notifications/tools/list_changed", "notifications/resources/updated"])
+    }))
+
+  it.scopedLive("relisten Schedule.stop: a cut connection fails the stream with TransportError", () =>
+    Effect.gen(function*() {
+      const server = yield* makeServer()
+      const { port, url } = yield* StreamableHttp.serve(server)
+      const proxy = yield* TcpProxy.make(port)
+      const via = url.replace(`:${port}/`, `:${proxy.port}/`)
+      const client = yield* bounded(
+        McpClient.connect(yield* StreamableHttp.client({ url: via }), { relisten: Schedule.stop })
+      )
+      const sub = yield* bounded(client.listen({ toolsListChanged: true }))
+      const fiber = yield* Effect.fork(Stream.runCollect(sub.notifications))
+      yield* Effect.sleep("50 millis")
+      yield* proxy.cut
+      const exit = yield* bounded(Effect.exit(Effect.fromFiber(fiber)))
+      assert(Exit.isFailure(exit))
+      expect(Exit.isFailure(exit) ? String(exit.cause) : "").toContain("TransportError")
+    }))
 })

@@ -560,7 +560,7 @@ export const connect = (
           for (;;) {
             const exit = yield* Effect.exit(once((ack, id) =>
               Effect.gen(function*() {
-                if (established) yield* resubscribed(ack, id, mailbox.offer)
+                if (established) yield* resubscribed(ack, id, (n) => mailbox.offer(n))
                 else yield* Deferred.succeed(firstAck, ack)
                 established = true
                 yield* driver.reset
@@ -665,7 +665,7 @@ export const connect = (
             exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
               const source = yield* sessionNotifications
               for (const uri of uris) yield* call(McpSchema.Method.resourcesSubscribe, { uri })
-              yield* resubscribed(acknowledged, undefined, mailbox.offer)
+              yield* resubscribed(acknowledged, undefined, (n) => mailbox.offer(n))
               yield* driver.reset
               return yield* drain(source)
             })))

@@ -509,6 +509,17 @@ export const make = (
       }
     })
 
+    /** The GET stream; a 404 for our session (it expired, the server restarted) re-initializes first (EC-15). */
+    const openHubRecovering: Effect.Effect<Hub, TransportError> = Effect.gen(function*() {
+      const stale = (yield* Ref.get(state)).sessionId
+      return yield* openHub.pipe(
+        Effect.catchIf(
+          (e) => e.status === 404 && stale !== undefined,
+          () => Effect.zipRight(recover(stale ?? ""), openHub)
+        )
+      )
+    })
+
     const runHub = (h: Hub): Effect.Effect<void> =>
       sseEvents(Stream.mapError(h.response.stream, transportError("reading the standalone SSE stream of")), maxBytes)
         .pipe(
@@ -553,7 +564,7 @@ export const make = (
         hubLock.withPermits(1)(Effect.gen(function*() {
           const current = yield* Ref.get(hub)
           const reusable = Option.isSome(current) && !(yield* Ref.get(current.value.done))
-          const h = reusable && Option.isSome(current) ? current.value : yield* openHub
+          const h = reusable && Option.isSome(current) ? current.value : yield* openHubRecovering
           yield* Ref.update(h.users, (n) => n + 1)
           const subscription = yield* PubSub.subscribe(h.pubsub)
           if (!reusable) {

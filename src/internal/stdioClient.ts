@@ -5,7 +5,7 @@
  * @internal
  */
 import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -120,7 +120,7 @@ export const spawn = (
     // Each process lives in a child of this scope, made before `close` is registered, so `close`
     // (the graceful stdin → SIGTERM → SIGKILL sequence) runs before any process scope closes.
     const processes = yield* Scope.fork(transportScope, ExecutionStrategy.sequential)
-    const executor = yield* Effect.context<CommandExecutor.CommandExecutor>()
+    const executor = yield* CommandExecutor.CommandExecutor
 
     let command = Command.make(options.command, ...(options.args ?? []))
     if (options.env !== undefined) command = Command.env(command, options.env)
@@ -268,7 +268,7 @@ export const spawn = (
     const start: Effect.Effect<Connection, TransportError> = Effect.gen(function*() {
       const scope = yield* Scope.fork(processes, ExecutionStrategy.sequential)
       const proc = yield* Command.start(command).pipe(
-        Effect.provide(executor),
+        Effect.provideService(CommandExecutor.CommandExecutor, executor),
         Scope.extend(scope),
         Effect.mapError((cause) =>
           new TransportError({
