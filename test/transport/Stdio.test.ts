@@ -8,7 +8,7 @@
  *
  * Processes run as `node --import tsx <fixture>` (no npx layer in between). Every wait is bounded.
  */
-import { describe, expect, it, layer } from "@effect/vitest"
+import { assert, describe, expect, it, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -16,11 +16,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -468,7 +470,8 @@ const spawnFixture = (
       cwd: ROOT,
       stderr: (text) => Ref.update(stderr, (lines) => [...lines, text]),
       ...(options.closeTimeout === undefined ? {} : { closeTimeout: options.closeTimeout }),
-      ...(options.onNotification === undefined ? {} : { onNotification: options.onNotification })
+      ...(options.onNotification === undefined ? {} : { onNotification: options.onNotification }),
+      ...(options.restart === undefined ? {} : { restart: options.restart })
     })
     const waitStderr = (text: string, n = 1): Effect.Effect<void> =>
       eventually(
@@ -589,6 +592,62 @@ describe("Stdio.spawn (process lifetime)", () => {
       expect(isGone(child)).toBe(false)
       yield* Fiber.interrupt(fiber).pipe(Effect.timeout(WAIT))
       expect(isGone(child)).toBe(true)
+    }))
+
+  it.scopedLive("restart: a killed process is started again; the request in flight fails Closed, a request sent meanwhile waits for the new process, the legacy handshake is replayed", () =>
+    Effect.gen(function*() {
+      const { transport, waitStderr } = yield* spawnFixture(SERVER, {
+        restart: Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
+      })
+      const init = yield* transport.request(JsonRpc.request("init", "initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" }
+      })).pipe(Effect.timeout(WAIT))
+      assert(!JsonRpc.isErrorResponse(init))
+      yield* transport.notify(JsonRpc.notification("notifications/initialized"))
+      const first = transport.pid
+      const session = yield* transport.sessionNotifications
+      const sessionEnded = yield* Effect.fork(Stream.runDrain(session))
+      const inFlight = yield* transport.request(
+        JsonRpc.request(1, "tools/call", { name: "slow", arguments: { ms: 10_000 } })
+      )
+        .pipe(Effect.fork)
+      yield* Effect.sleep("100 millis")
+      process.kill(first, "SIGKILL")
+      expect((yield* Fiber.join(inFlight).pipe(Effect.flip, Effect.timeout(WAIT))).reason).toBe("Closed")
+      // the open session stream ends with the process it belonged to
+      expect((yield* Fiber.join(sessionEnded).pipe(Effect.flip, Effect.timeout(WAIT))).reason).toBe("Closed")
+      // sent while the new process starts: waits, then is answered by it (in its legacy session)
+      const echoed = yield* transport.request(
+        JsonRpc.request(2, "tools/call", { name: "echo", arguments: { text: "again" } })
+      )
+        .pipe(Effect.timeout(WAIT))
+      expect(textOf(echoed)).toBe("again")
+      expect(transport.pid).not.toBe(first)
+      yield* waitStderr("ready pid=", 2)
+      // a list change reaches only an initialized legacy session: the replay made it one
+      const next = yield* transport.sessionNotifications
+      const changed = yield* Effect.fork(Stream.runHead(next))
+      yield* transport.request(JsonRpc.request(3, "tools/call", { name: "touch", arguments: {} })).pipe(
+        Effect.timeout(WAIT)
+      )
+      const n = yield* Fiber.join(changed).pipe(Effect.timeout(WAIT))
+      expect(Option.getOrUndefined(n)?.method).toBe("notifications/tools/list_changed")
+    }))
+
+  it.scopedLive("restart: when the schedule is done, the transport is closed for good", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* spawnFixture(SERVER, {
+        // a schedule that allows no restart
+        restart: Schedule.recurs(0)
+      })
+      process.kill(transport.pid, "SIGKILL")
+      const lost = yield* transport.request(JsonRpc.request(1, "ping")).pipe(Effect.flip, Effect.timeout(WAIT))
+      expect(lost.reason).toBe("Closed")
+      // no new process is coming: a later call fails at once
+      const after = yield* transport.request(JsonRpc.request(2, "ping")).pipe(Effect.flip, Effect.timeout("1 second"))
+      expect(after.reason).toBe("Closed")
     }))
 
   it.live("a program that cannot be started fails with TransportError Spawn", () =>
