@@ -13,6 +13,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Defs from "./internal/definitions.js"
 import * as Headers from "./internal/headers.js"
@@ -424,8 +425,11 @@ export const shutdown: (server: McpServer) => Effect.Effect<void> = internal.shu
 
 /**
  * The unsolicited notifications of a legacy session (list changes when `listChanged` is on,
- * resource updates for its subscribed URIs), from `notifications/initialized` on. Transports drain
- * it onto the session's channel (the stdio pipe, the HTTP GET stream).
+ * resource updates for its subscribed URIs), from `notifications/initialized` on, coalesced (a
+ * burst of changes is one notification per kind and URI). The subscription is taken when the
+ * Effect runs and lasts while its Scope is open, so no change between subscribing and draining
+ * is lost. Transports drain the stream onto the session's channel (the stdio pipe, the HTTP GET
+ * stream).
  *
  * @since 0.1.0
  * @category combinators
@@ -433,7 +437,7 @@ export const shutdown: (server: McpServer) => Effect.Effect<void> = internal.shu
 export const sessionNotifications: (
   server: McpServer,
   session: Session
-) => Stream.Stream<JsonRpc.Notification> = internal.sessionNotifications
+) => Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope> = internal.sessionNotifications
 
 /**
  * Sends progress for the request in flight (see `RequestContextShape.progress`): only with a

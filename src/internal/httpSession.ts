@@ -62,7 +62,7 @@ export interface StoreOptions {
   readonly idleTimeout: Duration.Duration
   readonly replayBufferSize: number
   /** The session's unsolicited messages, drained onto its standalone stream while it lives. */
-  readonly feed: (core: Server.Session) => Stream.Stream<JsonRpc.Message>
+  readonly feed: (core: Server.Session) => Effect.Effect<Stream.Stream<JsonRpc.Message>, never, Scope.Scope>
 }
 
 /** The store: sessions in a `Ref<HashMap>` owned by the scope that made it. */
@@ -131,7 +131,8 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         }
         yield* Scope.addFinalizer(scope, PubSub.shutdown(session.live))
         yield* Ref.update(sessions, (m) => HashMap.set(m, session.id, session))
-        yield* Effect.forkIn(Stream.runForEach(options.feed(core), (m) => publish(session, m)), scope)
+        const feed = yield* options.feed(core).pipe(Scope.extend(scope))
+        yield* Effect.forkIn(Stream.runForEach(feed, (m) => publish(session, m)), scope)
         return Option.some(session)
       }))
 

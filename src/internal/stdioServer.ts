@@ -68,9 +68,9 @@ export const serve = <E, E2, R, R2>(
     const inflight = yield* FiberMap.make<JsonRpc.RequestId, void, never>()
 
     // The session's unsolicited notifications (legacy list_changed, resources/updated) share the
-    // pipe. Let the forked consumer subscribe before the first line is read.
-    yield* McpServer.sessionNotifications(server, session).pipe(Stream.runForEach(notify), Effect.forkScoped)
-    yield* Effect.yieldNow()
+    // pipe; subscribed before the first line is read.
+    const unsolicited = yield* McpServer.sessionNotifications(server, session)
+    yield* unsolicited.pipe(Stream.runForEach(notify), Effect.forkScoped)
 
     // Legacy server→client requests (Input.* in a legacy session) go out as lines; the client's
     // response lines settle them.

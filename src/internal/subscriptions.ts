@@ -9,6 +9,7 @@ import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
@@ -159,15 +160,19 @@ export const subscribe = (
  * for the session's subscribed URIs. Modern clients get changes only through `subscriptions/listen`.
  * Coalesced like a listen's: a burst of changes gives one notification per kind (and per URI).
  */
-export const sessionNotifications = (server: Server, session: Session): Stream.Stream<JsonRpc.Notification> =>
-  Stream.unwrapScoped(Effect.map(PubSub.subscribe(server.events), coalesced)).pipe(
-    Stream.filterEffect((e) =>
-      Effect.map(Ref.get(session.state), (s) =>
-        s !== undefined && s.initialized &&
-        (e._tag === "ResourceUpdated" ? s.subscriptions.has(e.uri) : server.options.listChanged === true))
-    ),
-    Stream.map((e) => toNotification(e))
-  )
+export const sessionNotifications = (
+  server: Server,
+  session: Session
+): Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope> =>
+  Effect.map(PubSub.subscribe(server.events), (queue) =>
+    coalesced(queue).pipe(
+      Stream.filterEffect((e) =>
+        Effect.map(Ref.get(session.state), (s) =>
+          s !== undefined && s.initialized &&
+          (e._tag === "ResourceUpdated" ? s.subscriptions.has(e.uri) : server.options.listChanged === true))
+      ),
+      Stream.map((e) => toNotification(e))
+    ))
 
 /** Announces a list change (e.g. after the app changed what a list returns). */
 export const listChanged = (server: Server, kind: "tools" | "prompts" | "resources"): Effect.Effect<void> =>

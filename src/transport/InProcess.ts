@@ -140,7 +140,8 @@ export const client = (
       setRequestHandler: handlers.set,
       sessionNotifications: Effect.gen(function*() {
         const mailbox = yield* Mailbox.make<JsonRpc.Notification>()
-        yield* McpServer.sessionNotifications(server, session).pipe(
+        const unsolicited = yield* McpServer.sessionNotifications(server, session)
+        yield* unsolicited.pipe(
           Stream.runForEach((n) =>
             roundTrip(n).pipe(
               Effect.flatMap((u) => {
@@ -154,8 +155,6 @@ export const client = (
           Effect.interruptible,
           Effect.forkScoped
         )
-        // Let the forked consumer subscribe to the server's events before we return.
-        yield* Effect.repeatN(Effect.yieldNow(), 3)
         return Mailbox.toStream(mailbox)
       })
     }

@@ -441,7 +441,7 @@ const withSession = <A, E>(
       maxSessions: 10,
       idleTimeout: Duration.infinity,
       replayBufferSize: 10,
-      feed: () => Stream.empty
+      feed: () => Effect.succeed(Stream.empty)
     })
     const session = yield* store.create(yield* McpServer.makeSession)
     assert(Option.isSome(session))

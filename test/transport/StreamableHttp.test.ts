@@ -1144,7 +1144,7 @@ describe("legacy session store", () => {
         maxSessions: 2,
         idleTimeout: Duration.infinity,
         replayBufferSize: 2,
-        feed: () => Stream.empty
+        feed: () => Effect.succeed(Stream.empty)
       })
       const core = yield* McpServer.makeSession
       const session = Option.getOrThrow(yield* store.create(core))
@@ -1175,7 +1175,7 @@ describe("legacy session store", () => {
         maxSessions: 10,
         idleTimeout: Duration.minutes(30),
         replayBufferSize: 10,
-        feed: () => Stream.empty
+        feed: () => Effect.succeed(Stream.empty)
       })
       const idle = Option.getOrThrow(yield* store.create(yield* McpServer.makeSession))
       const streaming = Option.getOrThrow(yield* store.create(yield* McpServer.makeSession))
