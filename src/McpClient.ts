@@ -355,8 +355,10 @@ export interface McpClient {
    *   `resources/subscribe`d (and unsubscribed when the last listen naming them closes).
    *   Fails with `ClientError` "Unsupported" when the transport has no `sessionNotifications`.
    *
-   * The stream is not re-established after a reconnect or a server restart: it ends (or fails)
-   * and the caller listens again.
+   * The stream is re-established when its connection drops (HTTP reconnect, server restart,
+   * stdio process restarted by `Stdio.spawn`'s `restart`), per `Options.relisten`; the cache is
+   * then cleared and the stream yields one change per acknowledged kind and URI marked
+   * {@link RESUBSCRIBED} (see {@link Subscription}). A graceful end by the server ends it.
    */
   readonly listen: (filter: ListenFilter) => Effect.Effect<Subscription, CallError, Scope.Scope>
   /** Empties the result cache (no-op without `Options.cache`). */
