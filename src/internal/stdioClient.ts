@@ -472,6 +472,11 @@ export const spawn = (
           const go = yield* Effect.isSuccess(driver.next(error))
           if (!go || (yield* Ref.get(state)).closed !== undefined) return yield* closeForGood(error)
           const attempt = yield* Effect.either(startAndReplay)
+          if (attempt._tag === "Right" && (yield* Ref.get(state)).closed !== undefined) {
+            // closed while this process was starting: it never becomes current
+            yield* attempt.right.shutdown
+            return yield* Scope.close(attempt.right.scope, Exit.void)
+          }
           if (attempt._tag === "Right") {
             currentPid = attempt.right.pid
             yield* Effect.logInfo(`restarted the server process (pid ${attempt.right.pid})`)
