@@ -337,13 +337,13 @@ describe("McpClient.listen: a burst of changes is coalesced", () => {
   const COUNT = 50
 
   /** `COUNT` times in a row: add a tool, add a prompt, announce an update of mem://a. */
-  const burstIn = (server: McpServer.McpServer, round: string) =>
+  const burstIn = (server: McpServer.McpServer, round: string): Effect.Effect<void, McpServer.DefinitionError> =>
     Effect.forEach(Array.from({ length: COUNT }, (_, i) => `burst-${round}-${i}`), (name) =>
-      Effect.all([
-        McpServer.addTool(server, extra(name)),
-        McpServer.addPrompt(server, Prompt.make({ name, handler: () => name })),
-        McpServer.resourceUpdated(server, "mem://a")
-      ]), { discard: true })
+      Effect.gen(function*() {
+        yield* McpServer.addTool(server, extra(name))
+        yield* McpServer.addPrompt(server, Prompt.make({ name, handler: () => name }))
+        yield* McpServer.resourceUpdated(server, "mem://a")
+      }), { discard: true })
 
   type Setup = (versions: McpClient.Options) => Effect.Effect<
     { readonly client: McpClient.McpClient; readonly burst: (round: string) => Effect.Effect<unknown, unknown> },
