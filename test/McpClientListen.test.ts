@@ -505,6 +505,21 @@ describe("McpClient.listen: re-established after the connection drops", () => {
       expect(methods(all.slice(2))).toEqual(["notifications/tools/list_changed", "notifications/resources/updated"])
     }))
 
+  it.scopedLive("a graceful end (the server's shutdown sends the listen result) ends the stream: no listen again", () =>
+    Effect.gen(function*() {
+      const server = yield* makeServer()
+      const { url } = yield* StreamableHttp.serve(server)
+      const { sent, transport } = yield* recording(yield* StreamableHttp.client({ url }))
+      const client = yield* bounded(McpClient.connect(transport, { relisten: RELISTEN }))
+      const sub = yield* bounded(client.listen({ toolsListChanged: true }))
+      const fiber = yield* Effect.fork(Stream.runCollect(sub.notifications))
+      yield* McpServer.shutdown(server)
+      const ended = yield* bounded(Effect.fromFiber(fiber))
+      expect(Chunk.size(ended)).toBe(0)
+      yield* Effect.sleep(QUIET)
+      expect(yield* listenIds(sent)).toHaveLength(1)
+    }))
+
   it.scopedLive("relisten Schedule.stop: a cut connection fails the stream with TransportError", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()
