@@ -124,7 +124,8 @@ export interface InputHandlers {
  * - `relisten`: how an established {@link McpClient.listen} is re-established after its
  *   connection dropped, a `Schedule` fed with the error (each failed try is fed again; the
  *   schedule restarts once a listen is acknowledged again). Default {@link DEFAULT_RELISTEN}
- *   (100 ms doubling, at most 8 tries in a row); `Schedule.stop` turns it off.
+ *   (100 ms doubling, at most 8 tries in a row); `Schedule.stop` turns it off. Never after
+ *   `client.close`.
  *
  * @since 0.1.0
  * @category models

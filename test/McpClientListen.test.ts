@@ -520,6 +520,20 @@ describe("McpClient.listen: re-established after the connection drops", () => {
       expect(yield* listenIds(sent)).toHaveLength(1)
     }))
 
+  it.scopedLive("stdio, legacy: after client.close the listen is not re-established; its stream fails at once", () =>
+    Effect.gen(function*() {
+      const { client } = yield* spawnFixture({ versions: ["2025-11-25"], relisten: RELISTEN }, { restart: RESTART })
+      const sub = yield* bounded(client.listen({ toolsListChanged: true }))
+      const fiber = yield* Effect.fork(Stream.runCollect(sub.notifications))
+      yield* bounded(client.close)
+      // RELISTEN would go on trying for 5 s
+      const exit = yield* Effect.exit(Effect.fromFiber(fiber)).pipe(
+        Effect.timeoutFail({ duration: "1 second", onTimeout: () => new Error("the stream is still open") })
+      )
+      assert(Exit.isFailure(exit))
+      expect(String(exit.cause)).toContain("TransportError")
+    }))
+
   it.scopedLive("relisten Schedule.stop: a cut connection fails the stream with TransportError", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()

@@ -464,7 +464,11 @@ export const connect = (
     const invalidate = (n: JsonRpc.Notification): Effect.Effect<void> =>
       cache === undefined ? Effect.void : cache.invalidate(n)
 
-    const relisten = options.relisten ?? DEFAULT_RELISTEN
+    // A listen is not re-established once the client was closed (its transport is gone for good).
+    const closed = yield* Ref.make(false)
+    const relisten = (options.relisten ?? DEFAULT_RELISTEN).pipe(
+      Schedule.checkEffect(() => Effect.map(Ref.get(closed), (c) => !c))
+    )
 
     /** After a re-established listen: everything may have changed in the gap. */
     const resubscribed = (
@@ -777,7 +781,7 @@ export const connect = (
           "resources"
         ),
       tasks,
-      close: transport.close
+      close: Effect.zipRight(Ref.set(closed, true), transport.close)
     }
     return client
   })
