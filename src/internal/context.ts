@@ -10,10 +10,10 @@ import * as Ref from "effect/Ref"
 import type { InputRequired } from "../Input.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
-import { type RequestContextShape } from "../RequestContext.js"
+import { type InputContext, type RequestContextShape } from "../RequestContext.js"
 import * as InputState from "./inputState.js"
 
-import { fail, type Failure } from "./failure.js"
+import { fail, Failure } from "./failure.js"
 import type { Era } from "./server.js"
 import type { DispatchOptions, Server } from "./types.js"
 const { McpError } = JsonRpc
@@ -31,82 +31,140 @@ export interface MrtrInput {
   readonly args: unknown
 }
 
+/**
+ * The context of one request. Plain (no Effect): it is built on every request, so it allocates
+ * only what every request needs; the `input.state` Ref is made on first use. (The closures come
+ * from module-level factories: named closures inside a per-request function cost a
+ * `Function.name` definition each under loaders that keep names, such as tsx.)
+ */
 export const makeContext = (
   server: Server,
   request: JsonRpc.Request,
   era: Era,
   options: DispatchOptions,
   mrtr: MrtrInput | undefined
-): Effect.Effect<RequestContextShape> =>
-  Effect.sync(() => {
-    const stateRef = Ref.unsafeMake<unknown>(mrtr?.state)
-    const params = request.params ?? {}
-    const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
-    const token = meta[McpSchema.MetaKey.progressToken]
-    const progressToken = typeof token === "string" || (typeof token === "number" && Number.isInteger(token))
-      ? token
-      : undefined
-    const notify = options.notify ?? (() => Effect.void)
-    const sent = Ref.unsafeMake({ count: 0, lastProgress: Number.NEGATIVE_INFINITY })
-    const threshold: Effect.Effect<McpSchema.LoggingLevel | undefined> = era.era === "modern"
-      ? Effect.succeed(
-        McpSchema.LOGGING_LEVELS.find((l) => l === meta[McpSchema.MetaKey.logLevel])
+): RequestContextShape => {
+  const params = request.params ?? EMPTY
+  const meta = JsonRpc.isObject(params._meta) ? params._meta : EMPTY
+  const token = meta[McpSchema.MetaKey.progressToken]
+  const progressToken = typeof token === "string" || (typeof token === "number" && Number.isInteger(token))
+    ? token
+    : undefined
+  const notify = options.notify ?? notifyNowhere
+  const budget = new Budget()
+  return {
+    era: era.era,
+    protocolVersion: era.protocolVersion,
+    clientInfo: era.clientInfo,
+    clientCapabilities: era.clientCapabilities,
+    requestId: request.id,
+    method: request.method,
+    meta,
+    progressToken,
+    notify,
+    auth: options.auth,
+    input: new Input(
+      mrtr?.responses ?? EMPTY,
+      mrtr?.state,
+      era.era === "legacy" ? options.sendRequest : undefined
+    ),
+    progress: progressSender(progressToken, notify, budget),
+    log: logSender(server, era, meta, options, notify, budget)
+  }
+}
+
+/** One request's notification budget: how many were sent, and the last progress value. */
+class Budget {
+  count = 0
+  lastProgress = Number.NEGATIVE_INFINITY
+  /** Takes one notification from the budget (a progress value must exceed the last one). */
+  spend(progress?: number): boolean {
+    if (this.count >= MAX_NOTIFICATIONS) return false
+    if (progress !== undefined && !(progress > this.lastProgress)) return false
+    this.count++
+    if (progress !== undefined) this.lastProgress = progress
+    return true
+  }
+}
+
+/** `ctx.input`: the handler's state Ref is made when first read. */
+class Input implements InputContext {
+  #state: Ref.Ref<unknown> | undefined
+  constructor(
+    readonly responses: Readonly<Record<string, unknown>>,
+    private readonly initialState: unknown,
+    readonly sendRequest: InputContext["sendRequest"]
+  ) {}
+  get state(): Ref.Ref<unknown> {
+    return this.#state ??= Ref.unsafeMake<unknown>(this.initialState)
+  }
+}
+
+const progressSender = (
+  progressToken: string | number | undefined,
+  notify: RequestContextShape["notify"],
+  budget: Budget
+): RequestContextShape["progress"] =>
+(progress, opts) =>
+  progressToken === undefined || !Number.isFinite(progress)
+    ? Effect.succeed(false)
+    : Effect.suspend(() =>
+      budget.spend(progress)
+        ? Effect.as(
+          notify(JsonRpc.notification(McpSchema.Method.progress, {
+            progressToken,
+            progress,
+            ...(opts?.total === undefined ? {} : { total: opts.total }),
+            ...(opts?.message === undefined ? {} : { message: opts.message })
+          })),
+          true
+        )
+        : Effect.succeed(false)
+    )
+
+const logSender = (
+  server: Server,
+  era: Era,
+  meta: JsonRpc.JsonObject,
+  options: DispatchOptions,
+  notify: RequestContextShape["notify"],
+  budget: Budget
+): RequestContextShape["log"] =>
+(level, data, logger) =>
+  server.options.logging !== true
+    ? Effect.succeed(false)
+    : Effect.flatMap(threshold(era, meta, options), (min) => {
+      if (min === undefined) return Effect.succeed(false)
+      if (McpSchema.LOGGING_LEVELS.indexOf(level) < McpSchema.LOGGING_LEVELS.indexOf(min)) {
+        return Effect.succeed(false)
+      }
+      const size = JSON.stringify(data ?? null).length
+      if (size > MAX_LOG_BYTES) return Effect.succeed(false)
+      if (!budget.spend()) return Effect.succeed(false)
+      return Effect.as(
+        notify(JsonRpc.notification(McpSchema.Method.message, {
+          level,
+          data: data ?? null,
+          ...(logger === undefined ? {} : { logger })
+        })),
+        true
       )
-      : options.session === undefined
-      ? Effect.succeed("debug")
-      : Effect.map(Ref.get(options.session.state), (s) => s?.logLevel ?? "debug")
-    const budget = (progress?: number) =>
-      Ref.modify(sent, (s) => {
-        if (s.count >= MAX_NOTIFICATIONS) return [false, s]
-        if (progress !== undefined && !(progress > s.lastProgress)) return [false, s]
-        return [true, { count: s.count + 1, lastProgress: progress ?? s.lastProgress }]
-      })
-    return {
-      ...era,
-      requestId: request.id,
-      method: request.method,
-      meta,
-      progressToken,
-      notify,
-      auth: options.auth,
-      input: {
-        responses: mrtr?.responses ?? {},
-        state: stateRef,
-        sendRequest: era.era === "legacy" ? options.sendRequest : undefined
-      },
-      progress: (progress, opts) =>
-        progressToken === undefined || !Number.isFinite(progress)
-          ? Effect.succeed(false)
-          : Effect.flatMap(budget(progress), (ok) =>
-            ok
-              ? Effect.as(
-                notify(JsonRpc.notification(McpSchema.Method.progress, {
-                  progressToken,
-                  progress,
-                  ...(opts?.total === undefined ? {} : { total: opts.total }),
-                  ...(opts?.message === undefined ? {} : { message: opts.message })
-                })),
-                true
-              )
-              : Effect.succeed(false)),
-      log: (level, data, logger) =>
-        Effect.gen(function*() {
-          if (server.options.logging !== true) return false
-          const min = yield* threshold
-          if (min === undefined) return false
-          if (McpSchema.LOGGING_LEVELS.indexOf(level) < McpSchema.LOGGING_LEVELS.indexOf(min)) return false
-          const size = JSON.stringify(data ?? null).length
-          if (size > MAX_LOG_BYTES) return false
-          if (!(yield* budget())) return false
-          yield* notify(JsonRpc.notification(McpSchema.Method.message, {
-            level,
-            data: data ?? null,
-            ...(logger === undefined ? {} : { logger })
-          }))
-          return true
-        })
-    }
-  })
+    })
+
+/** The lowest level a request's log messages go out at (`undefined`: none go out). */
+const threshold = (
+  era: Era,
+  meta: JsonRpc.JsonObject,
+  options: DispatchOptions
+): Effect.Effect<McpSchema.LoggingLevel | undefined> =>
+  era.era === "modern"
+    ? Effect.succeed(McpSchema.LOGGING_LEVELS.find((l) => l === meta[McpSchema.MetaKey.logLevel]))
+    : options.session === undefined
+    ? Effect.succeed("debug")
+    : Effect.map(Ref.get(options.session.state), (s) => s?.logLevel ?? "debug")
+
+const EMPTY: JsonRpc.JsonObject = Object.freeze({})
+const notifyNowhere = (): Effect.Effect<void> => Effect.void
 
 // ---------------------------------------------------------------------------------------------
 // multi round-trip requests (2026-07-28 input_required)
@@ -129,18 +187,36 @@ const targetOf = (request: JsonRpc.Request): { readonly target: string; readonly
   }
 }
 
-/** Reads `inputResponses` and verifies `requestState` of a modern MRTR-capable request. */
-export const mrtrInput = (server: Server, request: JsonRpc.Request): Effect.Effect<MrtrInput, Failure> =>
+/**
+ * Reads `inputResponses` and verifies `requestState` of a modern MRTR-capable request. Without a
+ * `requestState` (the common case) the answer is plain: an `MrtrInput` or a `Failure`; with one,
+ * an Effect that verifies it.
+ */
+export const mrtrInput = (
+  server: Server,
+  request: JsonRpc.Request
+): MrtrInput | Failure | Effect.Effect<MrtrInput, Failure> => {
+  const params = request.params ?? {}
+  const { args, target } = targetOf(request)
+  const raw = params.inputResponses
+  if (raw !== undefined && !JsonRpc.isObject(raw)) {
+    return new Failure(McpError.invalidParams("Invalid params: inputResponses must be an object"))
+  }
+  const fresh: Readonly<Record<string, unknown>> = raw ?? {}
+  const rawState = params.requestState
+  if (rawState === undefined) return { responses: fresh, state: undefined, target, args }
+  return verifyState(server, request, fresh, rawState, target, args)
+}
+
+const verifyState = (
+  server: Server,
+  request: JsonRpc.Request,
+  fresh: Readonly<Record<string, unknown>>,
+  rawState: unknown,
+  target: string,
+  args: unknown
+): Effect.Effect<MrtrInput, Failure> =>
   Effect.gen(function*() {
-    const params = request.params ?? {}
-    const { args, target } = targetOf(request)
-    const raw = params.inputResponses
-    if (raw !== undefined && !JsonRpc.isObject(raw)) {
-      return yield* fail(McpError.invalidParams("Invalid params: inputResponses must be an object"))
-    }
-    const fresh: Readonly<Record<string, unknown>> = raw ?? {}
-    const rawState = params.requestState
-    if (rawState === undefined) return { responses: fresh, state: undefined, target, args }
     const invalid = McpError.invalidParams("Invalid requestState")
     if (typeof rawState !== "string") return yield* fail(invalid)
     const payload = yield* InputState.verify(server.stateKeys, rawState)

@@ -10,11 +10,15 @@ import * as JsonRpc from "../JsonRpc.js"
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
 
+/** A JSON-RPC error and its HTTP status (by default the one `statusOf` gives the error code). */
 export class Failure {
-  constructor(readonly error: McpError, readonly status: number) {}
+  readonly status: number
+  constructor(readonly error: McpError, status?: number) {
+    this.status = status ?? statusOf(error)
+  }
 }
 
-export const fail = (error: McpError, status?: number) => Effect.fail(new Failure(error, status ?? statusOf(error)))
+export const fail = (error: McpError, status?: number) => Effect.fail(new Failure(error, status))
 
 export const statusOf = (error: McpError): number => {
   switch (error.code) {

@@ -89,28 +89,34 @@ export const callTool = (
   snapshot: Defs.Snapshot,
   params: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
-  Effect.gen(function*() {
-    const name = params.name
-    if (typeof name !== "string") return yield* fail(McpError.invalidParams("Invalid params: name must be a string"))
-    const rawArgs = params.arguments
-    const tool = snapshot.tools.find((t) => t.def.name === name)
-    if (tool === undefined) return yield* fail(McpError.invalidParams(`Unknown tool: ${name}`, { name }))
-    if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {
-      return yield* fail(McpError.invalidParams("Invalid params: arguments must be an object"))
-    }
-    const args: JsonRpc.JsonObject = JsonRpc.isObject(rawArgs) ? rawArgs : {}
-    const validator = validatorOf(server)
-    if (validator !== undefined) {
-      const issues = validator(tool.inputSchema, args)
-      if (issues.length > 0) return errorResult(JsonSchema.formatIssues("Invalid arguments", issues))
-    }
-    const execute = (c: RequestContextShape) => runTool(server, tool, args, c)
-    // Tasks extension: the tool's policy may answer with a task whose handler runs on.
-    if (tool.def.task === undefined) return yield* execute(ctx)
-    const task = yield* Tasks.maybeStart(server.tasks, tool.def.task, args, ctx, execute)
-    return Option.isSome(task) ? task.value : yield* execute(ctx)
-  })
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
+  const name = params.name
+  if (typeof name !== "string") return fail(McpError.invalidParams("Invalid params: name must be a string"))
+  const rawArgs = params.arguments
+  const tool = snapshot.tools.find((t) => t.def.name === name)
+  if (tool === undefined) return fail(McpError.invalidParams(`Unknown tool: ${name}`, { name }))
+  if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {
+    return fail(McpError.invalidParams("Invalid params: arguments must be an object"))
+  }
+  const args: JsonRpc.JsonObject = JsonRpc.isObject(rawArgs) ? rawArgs : {}
+  const validator = validatorOf(server)
+  if (validator !== undefined) {
+    const issues = validator(tool.inputSchema, args)
+    if (issues.length > 0) return Effect.succeed(errorResult(JsonSchema.formatIssues("Invalid arguments", issues)))
+  }
+  // Tasks extension: the tool's policy may answer with a task whose handler runs on.
+  if (tool.def.task === undefined) return runTool(server, tool, args, ctx)
+  return Effect.flatMap(
+    Tasks.maybeStart(
+      server.tasks,
+      tool.def.task,
+      args,
+      ctx,
+      (c: RequestContextShape) => runTool(server, tool, args, c)
+    ),
+    (task) => Option.isSome(task) ? Effect.succeed(task.value) : runTool(server, tool, args, ctx)
+  )
+}
 
 /** Runs a tool's handler on validated arguments and maps its outcome to a `CallToolResult`. */
 const runTool = (
@@ -118,42 +124,63 @@ const runTool = (
   tool: Defs.CompiledTool,
   args: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
-  Effect.gen(function*() {
-    const name = tool.def.name
-    const validator = validatorOf(server)
-    const result = yield* lift(() => tool.def.handler(args, ctx)).pipe(
-      Effect.provideService(RequestContext, ctx),
-      Effect.map(toCallToolResult),
-      Effect.catchTag("ToolError", (e): Effect.Effect<McpSchema.CallToolResult> =>
-        Effect.succeed({
-          content: e.content === undefined ? [Content.text(e.message)] : toBlocks(e.content),
-          ...(e.structuredContent === undefined ? {} : { structuredContent: e.structuredContent }),
-          isError: true
-        })),
-      Effect.catchTag("McpError", (e) => fail(e)),
-      Effect.catchAllDefect((defect) =>
-        Effect.logError(`tool ${name} failed with a defect`, Cause.die(defect)).pipe(
-          Effect.as(errorResult(describeDefect(defect, server.options.exposeErrorMessages === true)))
-        )
-      )
-    )
-    if (validator !== undefined && tool.def.outputSchema !== undefined && result.isError !== true) {
-      const issues = result.structuredContent === undefined
-        ? [{ path: "", message: "structuredContent is missing" }]
-        : validator(tool.def.outputSchema, result.structuredContent)
-      if (issues.length > 0) {
-        yield* Effect.logError(`tool ${name}: ${JsonSchema.formatIssues("result does not match outputSchema", issues)}`)
-        return errorResult(JsonSchema.formatIssues("Tool result does not match its outputSchema", issues))
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
+  const name = tool.def.name
+  const validator = validatorOf(server)
+  return lift(() => tool.def.handler(args, ctx)).pipe(
+    Effect.provideService(RequestContext, ctx),
+    Effect.map(toCallToolResult),
+    Effect.catchAll((e): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> => {
+      switch (e._tag) {
+        case "ToolError":
+          return Effect.succeed({
+            content: e.content === undefined ? [Content.text(e.message)] : toBlocks(e.content),
+            ...(e.structuredContent === undefined ? {} : { structuredContent: e.structuredContent }),
+            isError: true
+          })
+        case "McpError":
+          return fail(e)
+        default:
+          return Effect.fail(e)
       }
+    }),
+    Effect.catchAllDefect((defect) =>
+      Effect.logError(`tool ${name} failed with a defect`, Cause.die(defect)).pipe(
+        Effect.as(errorResult(describeDefect(defect, server.options.exposeErrorMessages === true)))
+      )
+    ),
+    Effect.flatMap((result) => checkToolResult(server, validator, tool, ctx, result))
+  )
+}
+
+/** The output-schema check, and the legacy shape of `structuredContent`. */
+const checkToolResult = (
+  server: Server,
+  validator: JsonSchema.Validator | undefined,
+  tool: Defs.CompiledTool,
+  ctx: RequestContextShape,
+  result: McpSchema.CallToolResult
+): Effect.Effect<JsonRpc.JsonObject> => {
+  if (validator !== undefined && tool.def.outputSchema !== undefined && result.isError !== true) {
+    const issues = result.structuredContent === undefined
+      ? [{ path: "", message: "structuredContent is missing" }]
+      : validator(tool.def.outputSchema, result.structuredContent)
+    if (issues.length > 0) {
+      return Effect.as(
+        Effect.logError(
+          `tool ${tool.def.name}: ${JsonSchema.formatIssues("result does not match outputSchema", issues)}`
+        ),
+        errorResult(JsonSchema.formatIssues("Tool result does not match its outputSchema", issues))
+      )
     }
-    // Legacy revisions require an object `structuredContent` (protocol.md §24.5).
-    if (ctx.era === "legacy" && result.structuredContent !== undefined && !JsonRpc.isObject(result.structuredContent)) {
-      const { structuredContent: _dropped, ...rest } = result
-      return rest
-    }
-    return result
-  })
+  }
+  // Legacy revisions require an object `structuredContent` (protocol.md §24.5).
+  if (ctx.era === "legacy" && result.structuredContent !== undefined && !JsonRpc.isObject(result.structuredContent)) {
+    const { structuredContent: _dropped, ...rest } = result
+    return Effect.succeed(rest)
+  }
+  return Effect.succeed(result)
+}
 
 /** Legacy revisions require an object root `outputSchema`: a non-object one is not advertised. */
 export const legacyTool = (tool: McpSchema.Tool): McpSchema.Tool => {

@@ -11,6 +11,7 @@ import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as Tracer from "effect/Tracer"
 import type { InputRequired } from "../Input.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
@@ -21,7 +22,7 @@ import * as InputState from "./inputState.js"
 
 import * as Skill from "../Skill.js"
 import * as Task from "../Task.js"
-import { inputRequiredResult, makeContext, MRTR_METHODS, mrtrInput } from "./context.js"
+import { inputRequiredResult, makeContext, MRTR_METHODS, type MrtrInput, mrtrInput } from "./context.js"
 import { decodeParams, fail, Failure, invalidParamsFrom } from "./failure.js"
 import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirectory, readResource } from "./handlers.js"
 import { listen, subscribe } from "./subscriptions.js"
@@ -80,7 +81,18 @@ export const make = <S = never>(typed: AnyOptions): Effect.Effect<Server<S>, Def
 // capabilities
 // ---------------------------------------------------------------------------------------------
 
+/** Capabilities per snapshot: derived once, not on every request (a snapshot never changes). */
+const capabilitiesCache = new WeakMap<Defs.Snapshot, McpSchema.ServerCapabilities>()
+
 export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
+  const cached = capabilitiesCache.get(snapshot)
+  if (cached !== undefined) return cached
+  const caps = deriveCapabilities(server, snapshot)
+  capabilitiesCache.set(snapshot, caps)
+  return caps
+}
+
+const deriveCapabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
   const caps: Record<string, Record<string, unknown>> = {}
   const listChanged = server.options.listChanged === true ? { listChanged: true } : {}
   if (snapshot.tools.length > 0) caps.tools = { ...listChanged }
@@ -122,12 +134,10 @@ const decodeImplementation = (u: unknown): Option.Option<McpSchema.Implementatio
     ? Option.some({ ...u, name: u.name, version: u.version })
     : Option.none()
 
-const modernEra = (
-  server: Server,
-  meta: JsonRpc.JsonObject | undefined
-): Effect.Effect<Era, Failure> => {
+/** The era of a 2026-07-28 request, read from its `_meta`, or the -32602 `Failure` (HTTP 400). */
+const modernEra = (server: Server, meta: JsonRpc.JsonObject | undefined): Era | Failure => {
   if (meta === undefined) {
-    return fail(
+    return new Failure(
       McpError.invalidParams(
         "Missing params._meta: 2026-07-28 requests carry their protocol version and client capabilities in _meta",
         { supported: server.versions }
@@ -137,36 +147,40 @@ const modernEra = (
   }
   const version = meta[McpSchema.MetaKey.protocolVersion]
   if (typeof version !== "string") {
-    return fail(McpError.invalidParams(`Missing required _meta field ${McpSchema.MetaKey.protocolVersion}`), 400)
+    return new Failure(McpError.invalidParams(`Missing required _meta field ${McpSchema.MetaKey.protocolVersion}`), 400)
   }
   const caps = decodeClientCapabilities(meta[McpSchema.MetaKey.clientCapabilities])
   if (Option.isNone(caps)) {
-    return fail(McpError.invalidParams(`Missing required _meta field ${McpSchema.MetaKey.clientCapabilities}`), 400)
+    return new Failure(
+      McpError.invalidParams(`Missing required _meta field ${McpSchema.MetaKey.clientCapabilities}`),
+      400
+    )
   }
   const rawInfo = meta[McpSchema.MetaKey.clientInfo]
   const info = rawInfo === undefined ? Option.some(undefined) : decodeImplementation(rawInfo)
   if (Option.isNone(info)) {
-    return fail(
+    return new Failure(
       McpError.invalidParams(`Invalid _meta field ${McpSchema.MetaKey.clientInfo}: name and version are required`),
       400
     )
   }
   const level = meta[McpSchema.MetaKey.logLevel]
   if (level !== undefined && !McpSchema.LOGGING_LEVELS.some((l) => l === level)) {
-    return fail(McpError.invalidParams(`Invalid _meta field ${McpSchema.MetaKey.logLevel}: ${String(level)}`), 400)
+    return new Failure(
+      McpError.invalidParams(`Invalid _meta field ${McpSchema.MetaKey.logLevel}: ${String(level)}`),
+      400
+    )
   }
-  return Effect.succeed({
+  return {
     era: "modern",
     protocolVersion: version,
     clientInfo: info.value,
     clientCapabilities: caps.value
-  })
+  }
 }
 
-const checkModernVersion = (server: Server, version: string): Effect.Effect<void, Failure> =>
+const isSupportedModern = (server: Server, version: string): boolean =>
   McpSchema.isProtocolVersion(version) && McpSchema.isModernVersion(version) && server.versions.includes(version)
-    ? Effect.void
-    : fail(McpError.unsupportedVersion(server.versions, version), 400)
 
 // ---------------------------------------------------------------------------------------------
 // dispatch
@@ -199,31 +213,33 @@ export const dispatch = (
       return handleNotification(classified.message, options).pipe(Effect.as(Option.none()))
     case "Request": {
       const request = classified.message
-      return handleRequest(server, request, options).pipe(
-        Effect.map((result) => ({ message: JsonRpc.success(request.id, result), status: 200 })),
-        Effect.catchAll((f) => Effect.succeed({ message: JsonRpc.failure(request.id, f.error), status: f.status })),
-        Effect.catchAllDefect((defect) =>
-          Effect.logError(`${request.method} failed with a defect`, Cause.die(defect)).pipe(
-            Effect.as({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
+      // The request's span. Attributes are set on the span object directly (no per-request
+      // annotate effects); the span is the parent of whatever the handler traces.
+      return Effect.useSpan(
+        request.method,
+        { kind: "server", captureStackTrace: false, attributes: spanAttributes(request) },
+        (span) =>
+          handleRequest(server, request, options, span).pipe(
+            Effect.map((result): Reply => ({ message: JsonRpc.success(request.id, result), status: 200 })),
+            Effect.catchAll((f) =>
+              Effect.succeed<Reply>({ message: JsonRpc.failure(request.id, f.error), status: f.status })
+            ),
+            Effect.catchAllDefect((defect) =>
+              Effect.logError(`${request.method} failed with a defect`, Cause.die(defect)).pipe(
+                Effect.as<Reply>({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
+              )
+            ),
+            Effect.map((reply) => {
+              if (JsonRpc.isErrorResponse(reply.message)) {
+                span.attribute("mcp.outcome", "error")
+                span.attribute("mcp.error.code", reply.message.error.code)
+              } else {
+                span.attribute("mcp.outcome", reply.message.result.isError === true ? "tool_error" : "ok")
+              }
+              return Option.some(reply)
+            }),
+            Effect.withParentSpan(span)
           )
-        ),
-        Effect.tap((reply) =>
-          Effect.annotateCurrentSpan(
-            JsonRpc.isErrorResponse(reply.message)
-              ? { "mcp.outcome": "error", "mcp.error.code": reply.message.error.code }
-              : { "mcp.outcome": reply.message.result.isError === true ? "tool_error" : "ok" }
-          )
-        ),
-        Effect.withSpan(request.method, {
-          kind: "server",
-          captureStackTrace: false,
-          attributes: {
-            "mcp.method": request.method,
-            "jsonrpc.request.id": String(request.id),
-            ...spanName(request)
-          }
-        }),
-        Effect.map(Option.some)
       )
     }
   }
@@ -242,62 +258,96 @@ const handleNotification = (
 const handleRequest = (
   server: Server,
   request: JsonRpc.Request,
-  options: DispatchOptions
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
-  Effect.gen(function*() {
+  options: DispatchOptions,
+  span: Tracer.Span
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  const params = request.params ?? {}
+  const meta = JsonRpc.isObject(params._meta) ? params._meta : undefined
+  const headerVersion = options.headers === undefined
+    ? undefined
+    : Headers.getHeader(options.headers, Headers.Header.protocolVersion)
+  const isModern = (meta !== undefined && McpSchema.MetaKey.protocolVersion in meta) ||
+    (headerVersion !== undefined && McpSchema.isModernVersion(headerVersion) &&
+      request.method !== McpSchema.Method.initialize)
+  return Effect.flatMap(
+    SubscriptionRef.get(server.state),
+    (snapshot) =>
+      isModern
+        ? handleModern(server, snapshot, request, meta, options, span)
+        : handleLegacy(server, snapshot, request, params, options, span)
+  )
+}
+
+const handleModern = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  request: JsonRpc.Request,
+  meta: JsonRpc.JsonObject | undefined,
+  options: DispatchOptions,
+  span: Tracer.Span
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  const era = modernEra(server, meta)
+  if (era instanceof Failure) return Effect.fail(era)
+  if (options.headers !== undefined) {
     const params = request.params ?? {}
-    const meta = JsonRpc.isObject(params._meta) ? params._meta : undefined
-    const headerVersion = options.headers === undefined
-      ? undefined
-      : Headers.getHeader(options.headers, Headers.Header.protocolVersion)
-    const isModern = (meta !== undefined && McpSchema.MetaKey.protocolVersion in meta) ||
-      (headerVersion !== undefined && McpSchema.isModernVersion(headerVersion) &&
-        request.method !== McpSchema.Method.initialize)
-    const snapshot = yield* SubscriptionRef.get(server.state)
-    if (isModern) {
-      const era = yield* modernEra(server, meta)
-      if (options.headers !== undefined) {
-        const tool = request.method === McpSchema.Method.toolsCall && typeof params.name === "string"
-          ? snapshot.tools.find((t) => t.def.name === params.name)
-          : undefined
-        const mismatch = Headers.check(request, options.headers, tool?.inputSchema)
-        if (Option.isSome(mismatch)) return yield* fail(mismatch.value, 400)
+    const tool = request.method === McpSchema.Method.toolsCall && typeof params.name === "string"
+      ? snapshot.tools.find((t) => t.def.name === params.name)
+      : undefined
+    const mismatch = Headers.check(request, options.headers, tool?.inputSchema)
+    if (Option.isSome(mismatch)) return fail(mismatch.value, 400)
+  }
+  if (!isSupportedModern(server, era.protocolVersion)) {
+    return fail(McpError.unsupportedVersion(server.versions, era.protocolVersion), 400)
+  }
+  if (McpSchema.LEGACY_ONLY_METHODS.has(request.method)) {
+    return fail(McpError.methodNotFound(request.method), 404)
+  }
+  return Effect.map(
+    route(server, snapshot, request, era, options, span),
+    (result) => modernResult(server, request.method, result)
+  )
+}
+
+const handleLegacy = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  request: JsonRpc.Request,
+  params: JsonRpc.JsonObject,
+  options: DispatchOptions,
+  span: Tracer.Span
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  if (request.method === McpSchema.Method.initialize) {
+    return initialize(server, snapshot, params, options)
+  }
+  return Effect.flatMap(
+    options.session === undefined ? Effect.succeed(undefined) : Ref.get(options.session.state),
+    (session) => {
+      if (session === undefined) {
+        if (request.method === McpSchema.Method.ping) return Effect.succeed({})
+        const legacy = server.versions.filter((v) => !McpSchema.isModernVersion(v))
+        return fail(
+          McpError.invalidParams(
+            legacy.length > 0
+              ? "No session: send initialize first, or send a 2026-07-28 request with params._meta"
+              : "Missing params._meta: this server speaks 2026-07-28 only",
+            { supported: server.versions }
+          ),
+          400
+        )
       }
-      yield* checkModernVersion(server, era.protocolVersion)
-      if (McpSchema.LEGACY_ONLY_METHODS.has(request.method)) {
-        return yield* fail(McpError.methodNotFound(request.method), 404)
+      if (McpSchema.MODERN_ONLY_METHODS.has(request.method)) {
+        return fail(McpError.methodNotFound(request.method), 404)
       }
-      const result = yield* route(server, snapshot, request, era, options)
-      return modernResult(server, request.method, result)
+      const era: Era = {
+        era: "legacy",
+        protocolVersion: session.protocolVersion,
+        clientInfo: session.clientInfo,
+        clientCapabilities: session.clientCapabilities
+      }
+      return route(server, snapshot, request, era, options, span)
     }
-    if (request.method === McpSchema.Method.initialize) {
-      return yield* initialize(server, snapshot, params, options)
-    }
-    const session = options.session === undefined ? undefined : yield* Ref.get(options.session.state)
-    if (session === undefined) {
-      if (request.method === McpSchema.Method.ping) return {}
-      const legacy = server.versions.filter((v) => !McpSchema.isModernVersion(v))
-      return yield* fail(
-        McpError.invalidParams(
-          legacy.length > 0
-            ? "No session: send initialize first, or send a 2026-07-28 request with params._meta"
-            : "Missing params._meta: this server speaks 2026-07-28 only",
-          { supported: server.versions }
-        ),
-        400
-      )
-    }
-    if (McpSchema.MODERN_ONLY_METHODS.has(request.method)) {
-      return yield* fail(McpError.methodNotFound(request.method), 404)
-    }
-    const era: Era = {
-      era: "legacy",
-      protocolVersion: session.protocolVersion,
-      clientInfo: session.clientInfo,
-      clientCapabilities: session.clientCapabilities
-    }
-    return yield* route(server, snapshot, request, era, options)
-  })
+  )
+}
 
 const initialize = (
   server: Server,
@@ -369,36 +419,93 @@ const route = (
   snapshot: Defs.Snapshot,
   request: JsonRpc.Request,
   era: Era,
-  options: DispatchOptions
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
-  Effect.gen(function*() {
-    const mrtr = era.era === "modern" && MRTR_METHODS.has(request.method)
-      ? yield* mrtrInput(server, request)
-      : undefined
-    yield* Effect.annotateCurrentSpan({ "mcp.era": era.era, "mcp.protocol_version": era.protocolVersion })
-    const ctx = yield* makeContext(server, request, era, options, mrtr)
-    const view = yield* Visibility.view(snapshot, ctx)
-    const handled = routeWith(server, snapshot, view, request, options, ctx)
-    const chain = (server.options.middleware ?? []).reduceRight<
+  options: DispatchOptions,
+  span: Tracer.Span
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  const mrtr = era.era === "modern" && MRTR_METHODS.has(request.method)
+    ? mrtrInput(server, request)
+    : undefined
+  if (mrtr instanceof Failure) return Effect.fail(mrtr)
+  if (Effect.isEffect(mrtr)) {
+    return Effect.flatMap(mrtr, (input) => routeIn(server, snapshot, request, era, options, span, input))
+  }
+  return routeIn(server, snapshot, request, era, options, span, mrtr)
+}
+
+const routeIn = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  request: JsonRpc.Request,
+  era: Era,
+  options: DispatchOptions,
+  span: Tracer.Span,
+  mrtr: MrtrInput | undefined
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  span.attribute("mcp.era", era.era)
+  span.attribute("mcp.protocol_version", era.protocolVersion)
+  const ctx = makeContext(server, request, era, options, mrtr)
+  return snapshot.hasVisibility
+    ? Effect.flatMap(
+      Visibility.view(snapshot, ctx),
+      (view) => runRoute(server, snapshot, view, request, options, ctx, mrtr)
+    )
+    : runRoute(server, snapshot, snapshot, request, options, ctx, mrtr)
+}
+
+const runRoute = (
+  server: Server,
+  full: Defs.Snapshot,
+  view: Defs.Snapshot,
+  request: JsonRpc.Request,
+  options: DispatchOptions,
+  ctx: RequestContextShape,
+  mrtr: MrtrInput | undefined
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  const handled = routeWith(server, full, view, request, options, ctx)
+  const middleware = server.options.middleware ?? []
+  const chain: Effect.Effect<JsonRpc.JsonObject, Failure | McpError | InputRequired> = middleware.length === 0
+    ? handled
+    : middleware.reduceRight<
       Effect.Effect<JsonRpc.JsonObject, McpError | InputRequired>
     >(
       (next, mw) => mw({ method: request.method, params: request.params ?? {}, ctx }, next),
       handled.pipe(Effect.catchIf((e): e is Failure => e instanceof Failure, (f) => Effect.fail(f.error)))
     )
-    // The environment captured by `make` (what the handlers and middlewares need) as a fallback
-    // beneath the request's own (its span, the transport's services) and what the middlewares
-    // provide; skipped when it is empty.
-    const provided = server.context.unsafeMap.size === 0
-      ? chain
-      : Effect.mapInputContext(chain, (current: Context.Context<never>) => Context.merge(server.context, current))
-    return yield* provided.pipe(
-      Effect.catchTag("McpError", (e) => fail(e)),
-      Effect.catchTag("InputRequired", (e) =>
-        mrtr === undefined
-          ? fail(McpError.internalError(`input_required is not allowed on ${request.method}`))
-          : inputRequiredResult(server, request, mrtr, ctx, e))
-    )
-  })
+  // The environment captured by `make` (what the handlers and middlewares need) as a fallback
+  // beneath the request's own (its span, the transport's services) and what the middlewares
+  // provide; skipped when it is empty.
+  const provided = server.context.unsafeMap.size === 0
+    ? chain
+    : Effect.mapInputContext(chain, (current: Context.Context<never>) => Context.merge(server.context, current))
+  return Effect.catchAll(provided, (e) => settle(server, request, ctx, mrtr, e))
+}
+
+/**
+ * How a routed request's error leaves: a `Failure` with its error's own status (as an `McpError`
+ * through the middleware would); `input_required` becomes the result that asks for input.
+ */
+const settle = (
+  server: Server,
+  request: JsonRpc.Request,
+  ctx: RequestContextShape,
+  mrtr: MrtrInput | undefined,
+  e: Failure | McpError | InputRequired
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  e instanceof Failure
+    ? fail(e.error)
+    : e._tag === "McpError"
+    ? fail(e)
+    : mrtr === undefined
+    ? fail(McpError.internalError(`input_required is not allowed on ${request.method}`))
+    : inputRequiredResult(server, request, mrtr, ctx, e)
+
+/** Runs a method's handler only when the capability it belongs to is declared (else -32601, 404). */
+const gate = (caps: McpSchema.ServerCapabilities, method: string) =>
+(
+  capability: keyof McpSchema.ServerCapabilities,
+  run: () => Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired>
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
+  caps[capability] === undefined ? fail(McpError.methodNotFound(method), 404) : run()
 
 /**
  * Routes by method. `full` is the whole snapshot (capabilities are derived from it); `snapshot` is
@@ -415,10 +522,7 @@ const routeWith = (
 ): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
   const params = request.params ?? {}
   const caps = capabilities(server, full)
-  const gated = (
-    capability: keyof McpSchema.ServerCapabilities,
-    run: () => Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired>
-  ) => caps[capability] === undefined ? fail(McpError.methodNotFound(request.method), 404) : run()
+  const gated = gate(caps, request.method)
   switch (request.method) {
     case McpSchema.Method.discover:
       return Effect.succeed({
@@ -512,9 +616,12 @@ const routeWith = (
   }
 }
 
-/** Span attributes naming what a request targets (tool / prompt name, resource URI). */
-const spanName = (request: JsonRpc.Request): Record<string, string> => {
+/** The span's first attributes: method, id, and what the request targets (tool / prompt name, resource URI). */
+const spanAttributes = (request: JsonRpc.Request): Record<string, string> => {
   const name = Headers.nameOf(request.method, request.params)
-  if (name === undefined) return {}
-  return request.method === McpSchema.Method.resourcesRead ? { "mcp.resource.uri": name } : { "mcp.name": name }
+  return name === undefined
+    ? { "mcp.method": request.method, "jsonrpc.request.id": String(request.id) }
+    : request.method === McpSchema.Method.resourcesRead
+    ? { "mcp.method": request.method, "jsonrpc.request.id": String(request.id), "mcp.resource.uri": name }
+    : { "mcp.method": request.method, "jsonrpc.request.id": String(request.id), "mcp.name": name }
 }
