@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { BENCH_DIR, OUT_DIR, progress, type Row, weLose } from "./lib/harness.js"
+import { BENCH_DIR, compiledLibrary, OUT_DIR, progress, type Row, weLose } from "./lib/harness.js"
 
 type Suite = () => Promise<Array<Row>>
 
@@ -97,6 +97,8 @@ const main = async (): Promise<void> => {
     cores: cpus.length,
     cpuModel: cpus[0]?.model ?? "unknown",
     suites,
+    /** Which build of presa-mcp the servers and in-process suites ran: compiled dist/ JS, or src/ via tsx. */
+    library: compiledLibrary ? "dist (tsc-compiled JS)" : "src (TypeScript through tsx)",
     durationSeconds: (Date.now() - started) / 1000,
     /** 1/5/15-minute load averages before and after: other work on the machine skews figures. */
     loadAverage: { before: loadBefore, after: os.loadavg() },

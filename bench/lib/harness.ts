@@ -138,6 +138,15 @@ export const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): P
 // server processes
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The driver's `--conditions` flags, passed on to every server it spawns: `npm run bench` runs
+ * with `--conditions=presa-mcp-dist`, so `presa-mcp` resolves to the compiled `dist/` (see README).
+ */
+const CONDITIONS = process.execArgv.filter((a) => a.startsWith("--conditions="))
+
+/** Whether `presa-mcp` resolves to the compiled `dist/` build in this process. */
+export const compiledLibrary = CONDITIONS.includes("--conditions=presa-mcp-dist")
+
 /** `BENCH_PROFILE=1`: every server process writes a CPU profile to bench/out/profiles/. */
 export const profiling = process.env.BENCH_PROFILE === "1"
 let profileSeq = 0
@@ -159,7 +168,7 @@ export const serverCommand = (
   }
   return {
     command: process.execPath,
-    args: [...prof, "--import", TSX_LOADER, path.join(BENCH_DIR, "servers", script), ...args]
+    args: [...prof, ...CONDITIONS, "--import", TSX_LOADER, path.join(BENCH_DIR, "servers", script), ...args]
   }
 }
 

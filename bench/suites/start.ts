@@ -3,10 +3,12 @@
  * (`node --import tsx <server>.ts`), write the request(s) at once, stop the clock at the answer.
  * Ours and SDK v2 get one 2026-07-28 `tools/call`; SDK v1 gets `initialize`,
  * `notifications/initialized` and `tools/call` in one write. Median of 5, the servers alternating.
- * Every server is TypeScript run through the tsx loader (ours also compiles the library's own
- * TypeScript sources, which is how the package is consumed today; tsx caches transforms on disk).
+ * Every server script is TypeScript run through the tsx loader. The libraries are JavaScript on
+ * both sides under `npm run bench` (ours: the tsc build in dist/, the SDKs: their published
+ * builds); run without `--conditions=presa-mcp-dist`, ours is compiled from src/ by tsx at start.
  */
 import {
+  compiledLibrary,
   type Era,
   expectResult,
   LineClient,
@@ -70,7 +72,9 @@ export const run = async (): Promise<Array<Row>> => {
       ours: median(of("ours")),
       official: median(of(official)),
       officialName: official,
-      note: "node --import tsx, stdio; v1 includes initialize",
+      note: `node --import tsx, stdio; ours from ${
+        compiledLibrary ? "dist/ (JS)" : "src/ (tsx)"
+      }; v1 includes initialize`,
       oursRounds: of("ours"),
       officialRounds: of(official)
     })
