@@ -15,7 +15,7 @@
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as jose from "jose"
+import type * as jose from "jose"
 import * as JsonRpc from "./JsonRpc.js"
 import type { AuthInfo } from "./RequestContext.js"
 
@@ -172,7 +172,14 @@ const scopesOf = (payload: jose.JWTPayload, claim: string): ReadonlyArray<string
  */
 export const jwtVerifier = (options: JwtOptions): Verifier => {
   const algorithms = [...(options.algorithms ?? ["RS256", "ES256", "EdDSA"])].filter((a) => a !== "none")
-  const remote = options.jwksUrl === undefined ? undefined : jose.createRemoteJWKSet(new URL(options.jwksUrl))
+  const jwksUrl = options.jwksUrl === undefined ? undefined : new URL(options.jwksUrl)
+  // `jose` (46 modules) is loaded on the first verification, not when the library is imported.
+  let loaded: Promise<{ readonly jose: typeof jose; readonly remote: jose.JWTVerifyGetKey | undefined }> | undefined
+  const load = () =>
+    loaded ??= import("jose").then((jose) => ({
+      jose,
+      remote: jwksUrl === undefined ? undefined : jose.createRemoteJWKSet(jwksUrl)
+    }))
   const verifyOptions: jose.JWTVerifyOptions = {
     issuer: typeof options.issuer === "string" ? options.issuer : [...options.issuer],
     audience: options.audience,
@@ -180,6 +187,7 @@ export const jwtVerifier = (options: JwtOptions): Verifier => {
     clockTolerance: Math.floor(Duration.toSeconds(Duration.decode(options.clockTolerance ?? "30 seconds")))
   }
   const tryKeys = async (token: string): Promise<jose.JWTVerifyResult> => {
+    const { jose, remote } = await load()
     if (remote !== undefined) return jose.jwtVerify(token, remote, verifyOptions)
     let last: unknown = new Error("no verification key configured")
     for (const key of options.keys ?? []) {
