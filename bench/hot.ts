@@ -7,7 +7,8 @@
  * Targets: `handle` (McpServer.handleMessage, modern tools/call), `inprocess` (McpClient over
  * InProcess), `stdio` (our client → our stdio server, sequential), `stdio-raw` (raw client → our
  * stdio server, 32 in flight), `read` (raw client → 1 MiB resources/read), `http` (modern and
- * legacy tools/call against our HTTP server, 1 connection each). Summarise with bench/profile.ts.
+ * legacy tools/call against our HTTP server, 1 connection each), `web` (modern tools/call through
+ * WebHandler.toWebHandler, in-process: our HTTP layer without sockets). Summarise with bench/profile.ts.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -15,6 +16,7 @@ import * as Scope from "effect/Scope"
 import { McpClient, McpServer } from "presa-mcp"
 import * as InProcess from "presa-mcp/transport/InProcess"
 import * as Stdio from "presa-mcp/transport/Stdio"
+import * as WebHandler from "presa-mcp/WebHandler"
 import { effectBounded } from "./lib/effectLoop.js"
 import {
   expectResult,
@@ -110,6 +112,34 @@ const targets: Record<string, () => Promise<void>> = {
     )
     report("stdio resources/read 1 MiB", t)
     await client.close()
+  },
+  web: async () => {
+    // Our Streamable HTTP layer without sockets: WebHandler.toWebHandler, modern tools/call.
+    const handler = WebHandler.toWebHandler(await Effect.runPromise(makeServer()))
+    const headers = {
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": "echo"
+    }
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { ...call, _meta: MODERN_META }
+    })
+    const t = await runBounded(
+      async () => {
+        const response = await handler(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body }))
+        if (response.status !== 200) throw new Error(`status ${response.status}`)
+        await response.text()
+      },
+      1,
+      bounds
+    )
+    report("web handler tools/call", t)
+    await handler.dispose()
   },
   http: async () => {
     const { child, url } = await startHttpServer("ours-http.ts")

@@ -46,6 +46,7 @@ import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -273,14 +274,29 @@ export const serve = (
         Effect.ensuring(Effect.sync(() => node.closeAllConnections()))
       )
     )
-    const routes = yield* router(server, {
+    const endpoint = yield* internalServer.makeHandler(server, {
       ...options,
       path,
       allowedHosts: options.allowedHosts ?? (Http.isLoopbackAddress(host) ? Http.loopbackHosts : "any")
     })
+    // Two fixed paths need no router: the endpoint (any method) and, with `auth`, the metadata
+    // document (GET); anything else is 404 with an empty body, as the router answers. The
+    // platform runs an app uninterruptibly; the endpoint is made interruptible as a router route
+    // is (a client disconnect interrupts a modern request).
+    const metadataPath = options.auth === undefined ? undefined : Auth.metadataPath(options.auth.resource)
+    const metadata = options.auth === undefined ? undefined : metadataHandler(options.auth)
+    const notFound = HttpServerResponse.empty({ status: 404 })
+    const interruptibleEndpoint = Effect.interruptible(endpoint)
+    const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const query = request.url.indexOf("?")
+      const requested = query === -1 ? request.url : request.url.slice(0, query)
+      if (requested === path) return interruptibleEndpoint
+      if (metadata !== undefined && requested === metadataPath && request.method === "GET") return metadata
+      return Effect.succeed(notFound)
+    })
     // The per-request spans of `McpServer.dispatch` are the instrumentation; the platform's own
     // HTTP tracer middleware (URL parsing and header redaction on every request) is left out.
-    yield* http.serve(yield* HttpRouter.toHttpApp(routes)).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
+    yield* http.serve(app).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
     const address = http.address
     const port = address._tag === "TcpAddress" ? address.port : 0
     const bound = address._tag === "TcpAddress" ? address.hostname : host
