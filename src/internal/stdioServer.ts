@@ -55,8 +55,10 @@ export const serve = <E, E2, R, R2>(
 
     // The single writer: every outgoing message is one whole line, in the order it was queued.
     const outbox = yield* Mailbox.make<string>(OUTBOX_CAPACITY)
+    // Each write is a system call (pipes are synchronous on Linux): the writer yields once before
+    // writing, so that responses finishing meanwhile go out in the same write.
     const writer = yield* Mailbox.toStream(outbox).pipe(
-      Stream.mapChunks((lines) => Chunk.of(encoder.encode(Chunk.join(lines, "")))),
+      Stream.mapChunksEffect((lines) => Effect.as(Effect.yieldNow(), Chunk.of(encoder.encode(Chunk.join(lines, ""))))),
       Stream.run(options.stdout),
       Effect.mapError((cause) => new TransportError({ reason: "Closed", message: "writing to stdout failed", cause })),
       Effect.forkScoped
@@ -81,8 +83,9 @@ export const serve = <E, E2, R, R2>(
     const stopped = yield* Deferred.make<void>()
 
     const answer = (value: unknown): Effect.Effect<void> =>
-      McpServer.dispatch(server, value, { session, notify, sendRequest, shutdown: stopped }).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (reply) => write(reply.message) }))
+      Effect.flatMap(
+        McpServer.dispatch(server, value, { session, notify, sendRequest, shutdown: stopped }),
+        (reply) => Option.isSome(reply) ? write(reply.value.message) : Effect.void
       )
 
     // An error for a line whose id cannot be read: no `id` (2025-11-25, 2026-07-28), or
