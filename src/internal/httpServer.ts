@@ -309,12 +309,19 @@ export const makeHandler = (
           refuse(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, { connection: "close" })
         const declared = headers["content-length"]
         if (declared !== undefined && Number(declared) > maxBodyBytes) return tooLarge()
-        const bytes = yield* Effect.either(Http.readBounded(request.stream, maxBodyBytes))
+        // A declared length within the limit is read in one piece (the HTTP parser delivers that
+        // many bytes; checked again below); a chunked body is counted as it streams in.
+        const bytes = yield* Effect.either(
+          declared !== undefined && /^\d+$/.test(declared)
+            ? Effect.map(request.arrayBuffer, (b) => new Uint8Array(b))
+            : Http.readBounded(request.stream, maxBodyBytes)
+        )
         if (bytes._tag === "Left") {
           return bytes.left._tag === "BodyTooLarge"
             ? tooLarge()
             : refuse(400, "Bad Request: the body could not be read")
         }
+        if (bytes.right.byteLength > maxBodyBytes) return tooLarge()
         const text = Http.decodeUtf8(bytes.right)
         if (Option.isNone(text)) return json(400, JsonRpc.failure(undefined, McpError.parseError()))
         const classified = JsonRpc.parse(text.value)
