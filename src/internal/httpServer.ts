@@ -323,11 +323,11 @@ export const makeHandler = (
         }
         if (bytes.right.byteLength > maxBodyBytes) return tooLarge()
         const text = Http.decodeUtf8(bytes.right)
-        if (Option.isNone(text)) return json(400, JsonRpc.failure(undefined, McpError.parseError()))
+        if (Option.isNone(text)) return yield* unreadable(headers, McpError.parseError(), undefined)
         const classified = JsonRpc.parse(text.value)
         switch (classified._tag) {
           case "Invalid":
-            return json(400, JsonRpc.failure(classified.id, classified.error))
+            return yield* unreadable(headers, classified.error, classified.id)
           case "Response":
             return yield* answered(headers, classified.message)
           case "Notification":
@@ -335,6 +335,25 @@ export const makeHandler = (
           case "Request":
             return yield* requestPost(classified.message, headers, sseOk)
         }
+      })
+
+    /**
+     * A 400 for a body that is not a readable JSON-RPC message. Without a readable id: `"id": null`
+     * in a known 2025-06-18 session (its schema requires an id), no `id` otherwise (2025-11-25 and
+     * 2026-07-28 make it optional and do not admit null) — the rule of `McpServer.dispatch` and
+     * the stdio server.
+     */
+    const unreadable = (headers: Headers.Headers, error: JsonRpc.McpError, id: JsonRpc.RequestId | undefined) =>
+      Effect.gen(function*() {
+        if (id !== undefined) return json(400, JsonRpc.failure(id, error))
+        const found = yield* sessionOf(headers)
+        const state = found._tag === "Found" ? yield* Ref.get(found.session.core.state) : undefined
+        return json(
+          400,
+          state?.protocolVersion === "2025-06-18"
+            ? JsonRpc.failureWithNullId(error)
+            : JsonRpc.failure(undefined, error)
+        )
       })
 
     /** Notifications and responses: 202, no body (EC-12, EC-14, EC-27). */

@@ -94,6 +94,55 @@ layer(EnvLive, { excludeTestServices: true, timeout: "30 seconds" })(
   }
 )
 
+layer(EnvLive, { excludeTestServices: true, timeout: "30 seconds" })(
+  "unreadable bodies in a session: the id rule of the session's revision",
+  (it) => {
+    const openSession = (url: string, protocolVersion: string) =>
+      Effect.gen(function*() {
+        const init = yield* post(url, {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "0" } }
+        }, BASE)
+        const id = init.headers["mcp-session-id"]
+        assert(typeof id === "string")
+        return id
+      })
+    const send = (url: string, body: string, headers: Record<string, string>) =>
+      bounded(raw(url, { method: "POST", headers, body }))
+
+    it.effect("2025-06-18 (id required by its schema): -32700 and -32600 carry \"id\": null", () =>
+      Effect.gen(function*() {
+        const { url } = yield* Env
+        const session = yield* openSession(url, "2025-06-18")
+        const headers = { ...BASE, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }
+        const notJson = yield* send(url, "{not json", headers)
+        expect(notJson.status).toBe(400)
+        expect(parse(notJson.body)).toEqual({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32700, message: "Parse error" }
+        })
+        const batch = yield* send(url, JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]), headers)
+        expect(batch.status).toBe(400)
+        expect(get(parse(batch.body), "id")).toBeNull()
+        expect(get(parse(batch.body), "error", "code")).toBe(-32600)
+      }))
+
+    it.effect("2025-11-25 and no session: no id at all", () =>
+      Effect.gen(function*() {
+        const { url } = yield* Env
+        const session = yield* openSession(url, LEGACY)
+        for (const headers of [{ ...BASE, "mcp-session-id": session }, BASE]) {
+          const notJson = yield* send(url, "{not json", headers)
+          expect(notJson.status).toBe(400)
+          expect(parse(notJson.body)).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" } })
+        }
+      }))
+  }
+)
+
 describe("SEP-2243 base64 header values", () => {
   const schema: JsonRpc.JsonObject = {
     type: "object",
