@@ -39,6 +39,10 @@ const call = { name: "echo", arguments: { text: ECHO_TEXT } }
 // CPU time of this process since the last report: on a loaded machine µs of CPU per call is a
 // steadier figure than calls/s (it excludes the spawned server's CPU).
 let cpuMark = process.cpuUsage()
+/** Starts the CPU count here: after start-up (module loading, spawning, connecting). */
+const markCpu = Effect.sync(() => {
+  cpuMark = process.cpuUsage()
+})
 const report = (what: string, t: { readonly count: number; readonly perSecond: number }) => {
   const cpu = process.cpuUsage(cpuMark)
   cpuMark = process.cpuUsage()
@@ -72,6 +76,7 @@ const targets: Record<string, () => Promise<void>> = {
   inprocess: async () => {
     const t = await Effect.runPromise(Effect.gen(function*() {
       const client = yield* McpClient.connect(yield* InProcess.client(yield* makeServer()))
+      yield* markCpu
       return yield* effectBounded(client.callTool("echo", { text: ECHO_TEXT }), 1, bounds)
     }))
     report("in-process callTool", t)
@@ -83,6 +88,7 @@ const targets: Record<string, () => Promise<void>> = {
       Effect.gen(function*() {
         const transport = yield* Stdio.spawn({ command, args, stderr: () => Effect.void })
         const client = yield* McpClient.connect(transport)
+        yield* markCpu
         return yield* effectBounded(client.callTool("echo", { text: ECHO_TEXT }), 1, bounds)
       }).pipe(Scope.extend(scope))
     )

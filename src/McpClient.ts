@@ -101,7 +101,7 @@ export interface InputHandlers {
  *   legacy handshake, default 3 seconds;
  * - `requestTimeout`: deadline of every request (each MRTR round on its own; not a listen
  *   stream), default 60 seconds (on expiry the request is cancelled on the wire and the call
- *   fails with `ClientError` "Timeout");
+ *   fails with `ClientError` "Timeout"); passed to the transport as `RequestOptions.timeout`;
  * - `onElicit`, `onSample`, `onRoots`: see {@link InputHandlers}; `elicitUrl` (default false)
  *   declares URL-mode elicitation too;
  * - `maxInputRounds`: how many `input_required` results one call may answer, default 10; one

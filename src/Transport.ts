@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -13,14 +14,14 @@ import type * as JsonRpc from "./JsonRpc.js"
 
 /**
  * A local transport failure: the process could not be spawned or exited, the connection closed,
- * an HTTP exchange failed. Never a JSON-RPC error from the peer (that is `McpError`), and never
+ * an HTTP exchange failed, no response came within the request's `timeout` (reason `"Timeout"`). Never a JSON-RPC error from the peer (that is `McpError`), and never
  * put on the wire.
  *
  * @since 0.1.0
  * @category errors
  */
 export class TransportError extends Data.TaggedError("TransportError")<{
-  readonly reason: "Closed" | "Spawn" | "Http" | "Protocol" | "Unauthorized"
+  readonly reason: "Closed" | "Spawn" | "Http" | "Protocol" | "Unauthorized" | "Timeout"
   readonly message: string
   readonly cause?: unknown
   /** HTTP status, when the failure is an HTTP response. */
@@ -57,6 +58,11 @@ export type RequestHandler = (request: JsonRpc.Request) => Effect.Effect<JsonRpc
  *   (Streamable HTTP: its SSE response stream). Transports without such a channel (stdio,
  *   in-process) use their transport-level handler ({@link ClientTransport.setRequestHandler})
  *   instead. Default: the transport-level handler, else `ping` → `{}` and anything else -32601.
+ * - `timeout` bounds the wait for the response (no bound when absent or infinite): past it the
+ *   transport gives the request up as if interrupted (stdio and in-process:
+ *   `notifications/cancelled` / the handler is interrupted; HTTP: the request is aborted) and
+ *   fails with `TransportError` reason `"Timeout"`. `McpClient` passes its `requestTimeout` here
+ *   and reports it as `ClientError` `"Timeout"`; a transport of your own must honour it.
  *
  * @since 0.1.0
  * @category models
@@ -64,6 +70,7 @@ export type RequestHandler = (request: JsonRpc.Request) => Effect.Effect<JsonRpc
 export interface RequestOptions {
   readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
   readonly onRequest?: RequestHandler | undefined
+  readonly timeout?: Duration.DurationInput | undefined
 }
 
 /**

@@ -7,6 +7,7 @@ import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
 import * as Mailbox from "effect/Mailbox"
@@ -29,12 +30,35 @@ import { makeRouter } from "./clientRouting.js"
 import * as Headers from "./headers.js"
 import * as TaskClient from "./taskClient.js"
 
-const decode = <A, I>(schema: Schema.Schema<A, I>, method: string) => (result: JsonRpc.JsonObject) =>
-  Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(result).pipe(
-    Effect.mapError((cause) =>
-      new ClientError({ reason: "InvalidResult", message: `invalid ${method} result: ${cause.message}`, cause })
-    )
-  )
+/**
+ * A result decoder for `method`, built once: the parser is compiled when the decoder is made and
+ * runs synchronously (no fiber work per result); excess properties are kept.
+ */
+const decoder = <A, I>(schema: Schema.Schema<A, I>, method: string) => {
+  const parse = Schema.decodeUnknownEither(schema, { onExcessProperty: "preserve" })
+  return (result: JsonRpc.JsonObject): Effect.Effect<A, ClientError> => {
+    const decoded = parse(result)
+    return Either.isRight(decoded)
+      ? Effect.succeed(decoded.right)
+      : Effect.fail(
+        new ClientError({
+          reason: "InvalidResult",
+          message: `invalid ${method} result: ${decoded.left.message}`,
+          cause: decoded.left
+        })
+      )
+  }
+}
+
+const decodeCallToolResult = decoder(McpSchema.CallToolResult, McpSchema.Method.toolsCall)
+const decodeCreateTaskResult = decoder(Task.CreateTaskResult, McpSchema.Method.toolsCall)
+const decodeReadResourceResult = decoder(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead)
+const decodeGetPromptResult = decoder(McpSchema.GetPromptResult, McpSchema.Method.promptsGet)
+const decodeCompleteResult = decoder(McpSchema.CompleteResult, McpSchema.Method.complete)
+const decodeDiscoverResult = decoder(McpSchema.DiscoverResult, McpSchema.Method.discover)
+const decodeInitializeResult = decoder(McpSchema.InitializeResult, McpSchema.Method.initialize)
+const decodeGetSkillResult = decoder(Skill.GetSkillResult, Skill.Method.get)
+const decodeReadDirectoryResult = decoder(Skill.ReadDirectoryResult, Skill.Method.directoryRead)
 
 const modernVersions = (vs: ReadonlyArray<string>) => vs.filter(McpSchema.isModernVersion)
 const legacyVersions = (vs: ReadonlyArray<string>) => vs.filter((v) => !McpSchema.isModernVersion(v))
@@ -156,7 +180,10 @@ export const connect = (
 
     const newId = Ref.getAndUpdate(nextId, (n) => n + 1)
 
-    /** One request on the wire: its raw result (any `resultType`), or the peer's error as `McpError`. */
+    /**
+     * One request on the wire: its raw result (any `resultType`), or the peer's error as
+     * `McpError`. The transport bounds the wait (`RequestOptions.timeout`): no fiber per request.
+     */
     const exchange = (
       id: JsonRpc.RequestId,
       method: string,
@@ -164,22 +191,18 @@ export const connect = (
       requestOptions: RequestOptions | undefined,
       deadline: Duration.Duration
     ): Effect.Effect<JsonRpc.JsonObject, CallError> =>
-      Effect.gen(function*() {
-        const sent = transport.request(JsonRpc.request(id, method, params), {
-          onNotification: requestOptions?.onNotification,
-          onRequest: requestOptions?.onRequest ?? answerServer
-        })
-        const response = yield* Duration.isFinite(deadline)
-          ? sent.pipe(
-            Effect.timeoutFail({
-              duration: deadline,
-              onTimeout: () => new ClientError({ reason: "Timeout", message: `${method} timed out` })
-            })
-          )
-          : sent
-        if (JsonRpc.isErrorResponse(response)) return yield* mcpErrorOf(response.error)
-        return response.result
-      })
+      transport.request(JsonRpc.request(id, method, params), {
+        onNotification: requestOptions?.onNotification,
+        onRequest: requestOptions?.onRequest ?? answerServer,
+        timeout: deadline
+      }).pipe(
+        Effect.mapError((e): CallError =>
+          e.reason === "Timeout" ? new ClientError({ reason: "Timeout", message: `${method} timed out` }) : e
+        ),
+        Effect.flatMap((response) =>
+          JsonRpc.isErrorResponse(response) ? Effect.fail(mcpErrorOf(response.error)) : Effect.succeed(response.result)
+        )
+      )
 
     const checkComplete = (method: string) => (result: JsonRpc.JsonObject) => {
       const resultType = result.resultType
@@ -216,7 +239,7 @@ export const connect = (
         { _meta: modernMeta(version) },
         Duration.decode(options.probeTimeout ?? "3 seconds")
       ).pipe(
-        Effect.flatMap(decode(McpSchema.DiscoverResult, McpSchema.Method.discover)),
+        Effect.flatMap(decodeDiscoverResult),
         Effect.flatMap((result) => {
           const shared = modernVersions(allowed).find((v) => result.supportedVersions.includes(v))
           if (shared === undefined) {
@@ -268,7 +291,7 @@ export const connect = (
         protocolVersion: offer,
         capabilities,
         clientInfo
-      }).pipe(Effect.flatMap(decode(McpSchema.InitializeResult, McpSchema.Method.initialize)))
+      }).pipe(Effect.flatMap(decodeInitializeResult))
       if (!allowed.some((v) => v === result.protocolVersion)) {
         return yield* new ClientError({
           reason: "NoCommonVersion",
@@ -413,8 +436,11 @@ export const connect = (
       handlers
     })
 
-    const listPage = <A, I>(method: string, schema: Schema.Schema<A, I>) => (cursor?: string) =>
-      call(method, cursor === undefined ? undefined : { cursor }).pipe(Effect.flatMap(decode(schema, method)))
+    const listPage = <A, I>(method: string, schema: Schema.Schema<A, I>) => {
+      const decode = decoder(schema, method)
+      return (cursor?: string) =>
+        call(method, cursor === undefined ? undefined : { cursor }).pipe(Effect.flatMap(decode))
+    }
 
     const listAll = <
       K extends string,
@@ -683,12 +709,12 @@ export const connect = (
 
     const getSkill = (uri: string) =>
       call(Skill.Method.get, { uri }).pipe(
-        Effect.flatMap(decode(Skill.GetSkillResult, Skill.Method.get)),
+        Effect.flatMap(decodeGetSkillResult),
         Effect.map((r) => r.skill)
       )
     const readOne = (uri: string) =>
       call(McpSchema.Method.resourcesRead, { uri }).pipe(
-        Effect.flatMap(decode(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead)),
+        Effect.flatMap(decodeReadResourceResult),
         Effect.flatMap((r) =>
           r.contents.length === 1 && r.contents[0] !== undefined
             ? Effect.succeed(r.contents[0])
@@ -723,19 +749,19 @@ export const connect = (
           Effect.flatMap((result) =>
             TaskClient.isTaskResult(result)
               ? Effect.flatMap(
-                decode(Task.CreateTaskResult, McpSchema.Method.toolsCall)(result),
+                decodeCreateTaskResult(result),
                 (created) => tasks.awaitResult(created.taskId)
               )
-              : decode(McpSchema.CallToolResult, McpSchema.Method.toolsCall)(result)
+              : decodeCallToolResult(result)
           )
         ),
       readResource: (uri, callOptions) =>
         call(McpSchema.Method.resourcesRead, { uri }, callOptions).pipe(
-          Effect.flatMap(decode(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead))
+          Effect.flatMap(decodeReadResourceResult)
         ),
       getPrompt: (name, args, callOptions) =>
         call(McpSchema.Method.promptsGet, args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
-          Effect.flatMap(decode(McpSchema.GetPromptResult, McpSchema.Method.promptsGet))
+          Effect.flatMap(decodeGetPromptResult)
         ),
       complete: (ref, argument, value, context) =>
         call(McpSchema.Method.complete, {
@@ -743,7 +769,7 @@ export const connect = (
           argument: { name: argument, value },
           ...(context === undefined ? {} : { context: { arguments: context } })
         }).pipe(
-          Effect.flatMap(decode(McpSchema.CompleteResult, McpSchema.Method.complete)),
+          Effect.flatMap(decodeCompleteResult),
           Effect.map((r) => r.completion)
         ),
       listen: (filter) => isModern ? listenModern(filter) : listenLegacy(filter),
@@ -776,7 +802,7 @@ export const connect = (
         listAll(
           (cursor?: string) =>
             call(Skill.Method.directoryRead, cursor === undefined ? { uri } : { uri, cursor }).pipe(
-              Effect.flatMap(decode(Skill.ReadDirectoryResult, Skill.Method.directoryRead))
+              Effect.flatMap(decodeReadDirectoryResult)
             ),
           "resources"
         ),

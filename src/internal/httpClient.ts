@@ -23,6 +23,7 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
 import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
 import { makeRequestHandlers } from "./clientTransport.js"
+import { withTimeout } from "./deadline.js"
 import * as H from "./headers.js"
 import * as Http from "./http.js"
 
@@ -447,6 +448,16 @@ export const make = (
           )
 
     const request = (
+      message: JsonRpc.Request,
+      requestOptions?: RequestOptions
+    ): Effect.Effect<JsonRpc.Response, TransportError> =>
+      withTimeout(
+        exchange(message, requestOptions),
+        message.method,
+        requestOptions?.timeout
+      )
+
+    const exchange = (
       message: JsonRpc.Request,
       requestOptions?: RequestOptions
     ): Effect.Effect<JsonRpc.Response, TransportError> =>

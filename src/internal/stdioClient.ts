@@ -13,8 +13,8 @@ import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
-import * as HashMap from "effect/HashMap"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -26,6 +26,7 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
 import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
 import { makeRequestHandlers } from "./clientTransport.js"
+import { MAX_TIMER_MILLIS, timeoutError } from "./deadline.js"
 import * as Frame from "./stdioFrame.js"
 
 /** Options of `spawn` (documented on `Stdio.SpawnOptions`). */
@@ -70,7 +71,6 @@ interface Pending {
 interface State {
   /** Set once the transport is closed for good; every later call fails with it. */
   readonly closed: TransportError | undefined
-  readonly pending: HashMap.HashMap<JsonRpc.RequestId, Pending>
   /** The current process, or the next one while the transport restarts it. */
   readonly connection: Deferred.Deferred<Connection, TransportError>
 }
@@ -107,6 +107,15 @@ const progressTokenOf = (message: JsonRpc.Request): JsonRpc.RequestId | undefine
   return JsonRpc.isRequestId(token) ? token : undefined
 }
 
+/** `RequestOptions.timeout` in milliseconds; `undefined`: no bound (absent, infinite, or beyond a timer's range). */
+const timeoutMillis = (timeout: Duration.DurationInput | undefined): number | undefined => {
+  if (timeout === undefined) return undefined
+  const duration = Duration.decode(timeout)
+  if (!Duration.isFinite(duration)) return undefined
+  const millis = Duration.toMillis(duration)
+  return millis > MAX_TIMER_MILLIS ? undefined : millis
+}
+
 const preview = (text: string): string => text.length > 200 ? `${text.slice(0, 200)}…` : text
 
 export const spawn = (
@@ -129,7 +138,6 @@ export const spawn = (
 
     const state = yield* Ref.make<State>({
       closed: undefined,
-      pending: HashMap.empty(),
       connection: yield* Deferred.make<Connection, TransportError>()
     })
     const encoder = new TextEncoder()
@@ -145,11 +153,17 @@ export const spawn = (
       { init: undefined, initialized: false }
     )
     let currentPid = -1
+    /**
+     * The requests in flight, by id. A plain Map: every access is one synchronous step, and the
+     * reader resolves a waiter's Deferred straight from it (no fiber or queue per request).
+     */
+    const pending = new Map<JsonRpc.RequestId, Pending>()
 
     const failPending = (error: TransportError): Effect.Effect<void> =>
       Effect.gen(function*() {
-        const previous = yield* Ref.getAndUpdate(state, (s): State => ({ ...s, pending: HashMap.empty() }))
-        for (const entry of HashMap.values(previous.pending)) yield* Deferred.fail(entry.deferred, error)
+        const entries = Array.from(pending.values())
+        pending.clear()
+        for (const entry of entries) yield* Deferred.fail(entry.deferred, error)
       })
 
     /** The end for good: every waiter and every later call fails with `error`. */
@@ -160,11 +174,12 @@ export const spawn = (
         yield* failPending(previous.closed ?? error)
       })
 
-    const takePending = (id: JsonRpc.RequestId): Effect.Effect<Option.Option<Pending>> =>
-      Ref.modify(state, (s): [Option.Option<Pending>, State] => {
-        const entry = HashMap.get(s.pending, id)
-        return [entry, Option.isSome(entry) ? { ...s, pending: HashMap.remove(s.pending, id) } : s]
-      })
+    /** Removes and returns the entry of `id` (synchronous). */
+    const unsafeTake = (id: JsonRpc.RequestId): Pending | undefined => {
+      const entry = pending.get(id)
+      if (entry !== undefined) pending.delete(id)
+      return entry
+    }
 
     const safely = (handler: Effect.Effect<void>): Effect.Effect<void> =>
       handler.pipe(Effect.catchAllDefect((defect) => Effect.logWarning("an onNotification handler died", defect)))
@@ -179,7 +194,6 @@ export const spawn = (
 
     const route = (notification: JsonRpc.Notification): Effect.Effect<void> =>
       Effect.gen(function*() {
-        const { pending } = yield* Ref.get(state)
         const params = notification.params ?? {}
         const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
         const subscriptionId = meta[McpSchema.MetaKey.subscriptionId]
@@ -191,7 +205,7 @@ export const spawn = (
           }
         } else if (notification.method === McpSchema.Method.progress) {
           const token = params.progressToken
-          for (const entry of HashMap.values(pending)) {
+          for (const entry of pending.values()) {
             if (entry.progressToken !== undefined && entry.progressToken === token) targets.push(entry)
           }
           if (targets.length === 0) {
@@ -205,12 +219,12 @@ export const spawn = (
           if (JsonRpc.isRequestId(requestId) && (yield* FiberMap.has(serverRequests, requestId))) {
             yield* FiberMap.remove(serverRequests, requestId)
           }
-          const entry = JsonRpc.isRequestId(requestId) ? HashMap.get(pending, requestId) : Option.none()
-          if (Option.isNone(entry)) return yield* Effect.logDebug("ignored notifications/cancelled from the server")
-          targets = [entry.value]
+          const entry = JsonRpc.isRequestId(requestId) ? pending.get(requestId) : undefined
+          if (entry === undefined) return yield* Effect.logDebug("ignored notifications/cancelled from the server")
+          targets = [entry]
         } else if (notification.method === McpSchema.Method.message) {
           // stdio has no correlation field for log messages: every request in flight gets them
-          targets = Array.from(HashMap.values(pending))
+          targets = Array.from(pending.values())
         }
         const handlers = targets.flatMap((t) => t.onNotification === undefined ? [] : [t.onNotification])
         if (handlers.length === 0) return yield* unrouted(notification)
@@ -238,15 +252,14 @@ export const spawn = (
             )
           }
           const id = response.id
-          return takePending(id).pipe(
-            Effect.flatMap(Option.match({
-              onNone: () =>
-                Effect.logDebug("a response for a request that is not pending (unknown, or cancelled)").pipe(
-                  Effect.annotateLogs("requestId", id)
-                ),
-              onSome: (entry) => Deferred.succeed(entry.deferred, response)
-            }))
-          )
+          const entry = unsafeTake(id)
+          if (entry === undefined) {
+            return Effect.logDebug("a response for a request that is not pending (unknown, or cancelled)").pipe(
+              Effect.annotateLogs("requestId", id)
+            )
+          }
+          Deferred.unsafeDone(entry.deferred, Exit.succeed(response))
+          return Effect.void
         }
         case "Notification":
           return route(classified.message)
@@ -379,52 +392,53 @@ export const spawn = (
       requestOptions?: RequestOptions
     ): Effect.Effect<JsonRpc.Response, TransportError> =>
       Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function*() {
-          const deferred = yield* Deferred.make<JsonRpc.Response, TransportError>()
-          const entry: Pending = {
+        Effect.flatMap(Ref.get(state), (s) => {
+          if (s.closed !== undefined) return Effect.fail(s.closed)
+          if (pending.has(message.id)) {
+            return Effect.fail(
+              new TransportError({
+                reason: "Protocol",
+                message: `a request with id ${JSON.stringify(message.id)} is already in flight`
+              })
+            )
+          }
+          const deferred = Deferred.unsafeMake<JsonRpc.Response, TransportError>(FiberId.none)
+          pending.set(message.id, {
             deferred,
             progressToken: progressTokenOf(message),
             onNotification: requestOptions?.onNotification
-          }
-          const refused = yield* Ref.modify(state, (s): [TransportError | undefined, State] => {
-            if (s.closed !== undefined) return [s.closed, s]
-            if (HashMap.has(s.pending, message.id)) {
-              return [
-                new TransportError({
-                  reason: "Protocol",
-                  message: `a request with id ${JSON.stringify(message.id)} is already in flight`
-                }),
-                s
-              ]
-            }
-            return [undefined, { ...s, pending: HashMap.set(s.pending, message.id, entry) }]
           })
-          if (refused !== undefined) return yield* refused
-          const sent = yield* sendOn(connection.outbox, message)
-          if (!sent) {
-            yield* takePending(message.id)
-            return yield* closedError("the server process is gone")
+          if (!connection.outbox.unsafeOffer(JsonRpc.encode(message) + "\n")) {
+            pending.delete(message.id)
+            return Effect.fail(closedError("the server process is gone"))
           }
-          return yield* restore(Deferred.await(deferred)).pipe(
-            Effect.onInterrupt(() => cancel(connection, message))
+          // The deadline fails the waiter directly; `cancel` then tells the server, as for an
+          // interruption (the entry is still pending, unless the response won the race).
+          const millis = timeoutMillis(requestOptions?.timeout)
+          const timer = millis === undefined ? undefined : setTimeout(() => {
+            Deferred.unsafeDone(deferred, Exit.fail(timeoutError(message.method)))
+          }, millis)
+          return restore(Deferred.await(deferred)).pipe(
+            Effect.onExit((exit) => {
+              if (timer !== undefined) clearTimeout(timer)
+              return Exit.isSuccess(exit) ? Effect.void : cancel(connection, message)
+            })
           )
         })
       )
 
     // The caller gave up: forget the request and tell the server (never for `initialize`).
     const cancel = (connection: Connection, message: JsonRpc.Request): Effect.Effect<void> =>
-      takePending(message.id).pipe(
-        Effect.flatMap((entry) =>
-          Option.isNone(entry) || message.method === McpSchema.Method.initialize
-            ? Effect.void
-            : Effect.asVoid(sendOn(
-              connection.outbox,
-              JsonRpc.notification(McpSchema.Method.cancelled, {
-                requestId: message.id,
-                reason: "The client cancelled the request"
-              })
-            ))
-        )
+      Effect.suspend(() =>
+        unsafeTake(message.id) === undefined || message.method === McpSchema.Method.initialize
+          ? Effect.void
+          : Effect.asVoid(sendOn(
+            connection.outbox,
+            JsonRpc.notification(McpSchema.Method.cancelled, {
+              requestId: message.id,
+              reason: "The client cancelled the request"
+            })
+          ))
       )
 
     /** The current process; waits while the transport restarts one. */

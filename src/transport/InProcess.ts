@@ -12,9 +12,10 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { makeRequestHandlers } from "../internal/clientTransport.js"
+import { withTimeout } from "../internal/deadline.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
-import { type ClientTransport, type RequestHandler, TransportError } from "../Transport.js"
+import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
 
 const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportError> =>
   Effect.try({
@@ -76,61 +77,67 @@ export const client = (
     const handlers = yield* makeRequestHandlers(options.onRequest)
     const nextId = yield* Ref.make(1)
 
+    const exchange = (
+      message: JsonRpc.Request,
+      requestOptions: RequestOptions | undefined
+    ): Effect.Effect<JsonRpc.Response, TransportError> =>
+      Effect.gen(function*() {
+        const wire = yield* roundTrip(message)
+        const sendRequest = (method: string, params: JsonRpc.JsonObject | undefined) =>
+          Effect.gen(function*() {
+            const id = `s2c-${yield* Ref.getAndUpdate(nextId, (n) => n + 1)}`
+            const outgoing = JsonRpc.classify(yield* roundTrip(JsonRpc.request(id, method, params)))
+            if (outgoing._tag !== "Request") {
+              return yield* JsonRpc.McpError.internalError("Invalid request to the client")
+            }
+            const answer = yield* handlers.answer(outgoing.message, requestOptions?.onRequest)
+            const back = JsonRpc.classify(yield* roundTrip(answer))
+            if (back._tag !== "Response") {
+              return yield* JsonRpc.McpError.internalError("The client sent an invalid response")
+            }
+            const response = back.message
+            return JsonRpc.isErrorResponse(response)
+              ? yield* new JsonRpc.McpError(
+                response.error.data === undefined
+                  ? { code: response.error.code, message: response.error.message }
+                  : { code: response.error.code, message: response.error.message, data: response.error.data }
+              )
+              : response.result
+          }).pipe(
+            Effect.catchTag(
+              "TransportError",
+              (e) => Effect.fail(JsonRpc.McpError.internalError(`The client's answer is not JSON: ${e.message}`))
+            )
+          )
+        const reply = yield* McpServer.handleMessage(server, wire, {
+          session,
+          sendRequest,
+          notify: (n) =>
+            requestOptions?.onNotification === undefined
+              ? Effect.void
+              : roundTrip(n).pipe(
+                Effect.flatMap((u) => {
+                  const c = JsonRpc.classify(u)
+                  return c._tag === "Notification" && requestOptions.onNotification !== undefined
+                    ? requestOptions.onNotification(c.message)
+                    : Effect.void
+                }),
+                Effect.orDie
+              )
+        })
+        if (Option.isNone(reply)) {
+          return yield* new TransportError({ reason: "Protocol", message: "the server sent no response" })
+        }
+        const back = JsonRpc.classify(yield* roundTrip(reply.value))
+        if (back._tag !== "Response") {
+          return yield* new TransportError({ reason: "Protocol", message: "the server sent a non-response" })
+        }
+        return back.message
+      })
+
     const transport: InProcessClientTransport = {
       request: (message, requestOptions) =>
-        Effect.gen(function*() {
-          const wire = yield* roundTrip(message)
-          const sendRequest = (method: string, params: JsonRpc.JsonObject | undefined) =>
-            Effect.gen(function*() {
-              const id = `s2c-${yield* Ref.getAndUpdate(nextId, (n) => n + 1)}`
-              const outgoing = JsonRpc.classify(yield* roundTrip(JsonRpc.request(id, method, params)))
-              if (outgoing._tag !== "Request") {
-                return yield* JsonRpc.McpError.internalError("Invalid request to the client")
-              }
-              const answer = yield* handlers.answer(outgoing.message, requestOptions?.onRequest)
-              const back = JsonRpc.classify(yield* roundTrip(answer))
-              if (back._tag !== "Response") {
-                return yield* JsonRpc.McpError.internalError("The client sent an invalid response")
-              }
-              const response = back.message
-              return JsonRpc.isErrorResponse(response)
-                ? yield* new JsonRpc.McpError(
-                  response.error.data === undefined
-                    ? { code: response.error.code, message: response.error.message }
-                    : { code: response.error.code, message: response.error.message, data: response.error.data }
-                )
-                : response.result
-            }).pipe(
-              Effect.catchTag(
-                "TransportError",
-                (e) => Effect.fail(JsonRpc.McpError.internalError(`The client's answer is not JSON: ${e.message}`))
-              )
-            )
-          const reply = yield* McpServer.handleMessage(server, wire, {
-            session,
-            sendRequest,
-            notify: (n) =>
-              requestOptions?.onNotification === undefined
-                ? Effect.void
-                : roundTrip(n).pipe(
-                  Effect.flatMap((u) => {
-                    const c = JsonRpc.classify(u)
-                    return c._tag === "Notification" && requestOptions.onNotification !== undefined
-                      ? requestOptions.onNotification(c.message)
-                      : Effect.void
-                  }),
-                  Effect.orDie
-                )
-          })
-          if (Option.isNone(reply)) {
-            return yield* new TransportError({ reason: "Protocol", message: "the server sent no response" })
-          }
-          const back = JsonRpc.classify(yield* roundTrip(reply.value))
-          if (back._tag !== "Response") {
-            return yield* new TransportError({ reason: "Protocol", message: "the server sent a non-response" })
-          }
-          return back.message
-        }),
+        withTimeout(exchange(message, requestOptions), message.method, requestOptions?.timeout),
       notify: (message) =>
         roundTrip(message).pipe(
           Effect.flatMap((wire) => McpServer.handleMessage(server, wire, { session })),

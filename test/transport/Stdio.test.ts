@@ -542,6 +542,23 @@ layer(Layer.scoped(ClientA, Effect.orDie(spawnFixture(SERVER))), { excludeTestSe
         expect(fiber.unsafePoll()).toBeNull() // no reply comes for a cancelled request
         yield* Fiber.interrupt(fiber)
       }))
+
+    it.effect("a request past its timeout fails with TransportError Timeout and is cancelled on the wire", () =>
+      Effect.gen(function*() {
+        const { transport, waitStderr } = yield* ClientA
+        const error = yield* transport.request(
+          JsonRpc.request("t-1", "tools/call", { name: "slow", arguments: { ms: 10_000 }, _meta: META }),
+          { timeout: "200 millis" }
+        ).pipe(Effect.flip)
+        expect(error).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
+        yield* waitStderr("slow interrupted", 3)
+        // a request within its timeout is answered; the transport is still usable
+        expect(yield* transport.request(JsonRpc.request("t-2", "ping"), { timeout: WAIT })).toEqual({
+          jsonrpc: "2.0",
+          id: "t-2",
+          result: {}
+        })
+      }))
   }
 )
 
