@@ -156,8 +156,9 @@ export const connect = (
   options: Options = {}
 ): Effect.Effect<McpClient, CallError> =>
   Effect.gen(function*() {
-    const nextId = yield* Ref.make(0)
-    const nextToken = yield* Ref.make(0)
+    // Counters of this client: read and bumped in one synchronous step.
+    let nextId = 0
+    let nextToken = 0
     const allowed = McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v))
     const clientInfo: McpSchema.Implementation = {
       name: options.name ?? "presa-mcp-client",
@@ -178,7 +179,7 @@ export const connect = (
     const answerServer = ClientInput.requestHandler(handlers)
     if (transport.setRequestHandler !== undefined) yield* transport.setRequestHandler(answerServer)
 
-    const newId = Ref.getAndUpdate(nextId, (n) => n + 1)
+    const newId = Effect.sync(() => nextId++)
 
     /**
      * One request on the wire: its raw result (any `resultType`), or the peer's error as
@@ -317,33 +318,39 @@ export const connect = (
 
     // --- calls: _meta, progress/log hooks, MRTR rounds (protocol.md §15), cache (§13) ---
 
-    /** The first round's params: the caller's, plus `_meta` (modern keys, progress token, log level). */
+    // The modern `_meta` keys of every request: built once.
+    const ownModernMeta = isModern ? modernMeta(info.protocolVersion) : undefined
+
+    /**
+     * The first round's params: the caller's, plus `_meta` (modern keys, progress token, log
+     * level). Synchronous: call it inside the Effect that sends (it may take a progress token).
+     */
     const firstParams = (
       params: JsonRpc.JsonObject | undefined,
       callOptions: CallOptions
-    ): Effect.Effect<
-      { readonly params: JsonRpc.JsonObject | undefined; readonly token: JsonRpc.RequestId | undefined }
-    > =>
-      Effect.gen(function*() {
-        const own = params !== undefined && JsonRpc.isObject(params._meta) ? params._meta : {}
-        const ownToken = own[McpSchema.MetaKey.progressToken]
-        const token = callOptions.onProgress === undefined
-          ? (JsonRpc.isRequestId(ownToken) ? ownToken : undefined)
-          : callOptions.progressToken ??
-            (JsonRpc.isRequestId(ownToken) ? ownToken : yield* Ref.getAndUpdate(nextToken, (n) => n + 1))
-        const meta: JsonRpc.JsonObject = {
-          ...own,
-          ...(token === undefined ? {} : { [McpSchema.MetaKey.progressToken]: token }),
-          ...(isModern && callOptions.onLog !== undefined && callOptions.logLevel !== undefined
-            ? { [McpSchema.MetaKey.logLevel]: callOptions.logLevel }
-            : {}),
-          ...(isModern ? modernMeta(info.protocolVersion) : {})
-        }
-        return {
-          params: Object.keys(meta).length === 0 ? params : { ...params, _meta: meta },
-          token
-        }
-      })
+    ): { readonly params: JsonRpc.JsonObject | undefined; readonly token: JsonRpc.RequestId | undefined } => {
+      const own = params !== undefined && JsonRpc.isObject(params._meta) ? params._meta : undefined
+      const ownToken = own?.[McpSchema.MetaKey.progressToken]
+      const token = callOptions.onProgress === undefined
+        ? (JsonRpc.isRequestId(ownToken) ? ownToken : undefined)
+        : callOptions.progressToken ?? (JsonRpc.isRequestId(ownToken) ? ownToken : nextToken++)
+      const logLevel = isModern && callOptions.onLog !== undefined ? callOptions.logLevel : undefined
+      if (own === undefined && token === undefined && logLevel === undefined) {
+        return { params: ownModernMeta === undefined ? params : { ...params, _meta: ownModernMeta }, token }
+      }
+      const meta: JsonRpc.JsonObject = {
+        ...own,
+        ...(token === undefined ? {} : { [McpSchema.MetaKey.progressToken]: token }),
+        ...(logLevel === undefined ? {} : { [McpSchema.MetaKey.logLevel]: logLevel }),
+        ...ownModernMeta
+      }
+      return {
+        params: Object.keys(meta).length === 0 ? params : { ...params, _meta: meta },
+        token
+      }
+    }
+
+    type Outcome = { readonly result: JsonRpc.JsonObject; readonly usedInput: boolean }
 
     /** Sends `method` until its result is final, answering `input_required` rounds. */
     const rounds = (
@@ -351,27 +358,32 @@ export const connect = (
       params: JsonRpc.JsonObject | undefined,
       token: JsonRpc.RequestId | undefined,
       callOptions: CallOptions
-    ): Effect.Effect<{ readonly result: JsonRpc.JsonObject; readonly usedInput: boolean }, CallError> =>
-      Effect.gen(function*() {
-        let inputResponses: JsonRpc.JsonObject | undefined = undefined
-        let requestState: string | undefined = undefined
-        for (let round = 0;; round++) {
-          const retry: JsonRpc.JsonObject | undefined = round === 0 ? params : {
-            ...params,
-            ...(inputResponses === undefined ? {} : { inputResponses }),
-            ...(requestState === undefined ? {} : { requestState })
-          }
-          const onNotification = yield* makeRouter(token, callOptions)
-          const result = yield* exchange(yield* newId, method, retry, {
-            onNotification,
-            onRequest: callOptions.onRequest
-          }, timeout)
+    ): Effect.Effect<Outcome, CallError> => {
+      const round = (n: number, retry: JsonRpc.JsonObject | undefined): Effect.Effect<Outcome, CallError> =>
+        makeRouter(token, callOptions).pipe(
+          Effect.flatMap((onNotification) =>
+            exchange(nextId++, method, retry, { onNotification, onRequest: callOptions.onRequest }, timeout)
+          ),
+          Effect.flatMap((result): Effect.Effect<Outcome, CallError> => {
+            const resultType = result.resultType
+            if (resultType === undefined || resultType === "complete") {
+              return Effect.succeed({ result, usedInput: n > 0 })
+            }
+            // Tasks extension: a CreateTaskResult answers only tools/call, and only a declaring client.
+            if (resultType === "task" && method === McpSchema.Method.toolsCall && declaresTasks && isModern) {
+              return Effect.succeed({ result, usedInput: true })
+            }
+            return Effect.flatMap(inputRound(n, result), (next) => round(n + 1, next))
+          })
+        )
+
+      /** The params of the next round, after an `input_required` result. */
+      const inputRound = (
+        n: number,
+        result: JsonRpc.JsonObject
+      ): Effect.Effect<JsonRpc.JsonObject, CallError> =>
+        Effect.gen(function*() {
           const resultType = result.resultType
-          if (resultType === undefined || resultType === "complete") return { result, usedInput: round > 0 }
-          // Tasks extension: a CreateTaskResult answers only tools/call, and only a declaring client.
-          if (resultType === "task" && method === McpSchema.Method.toolsCall && declaresTasks && isModern) {
-            return { result, usedInput: true }
-          }
           if (resultType !== "input_required") {
             return yield* new ClientError({
               reason: "InvalidResult",
@@ -385,50 +397,63 @@ export const connect = (
               message: `${method}: an input_required result needs inputRequests or requestState`
             })
           }
-          if (round + 1 > maxInputRounds) {
+          if (n + 1 > maxInputRounds) {
             return yield* new ClientError({
               reason: "InputRounds",
               message: `${method}: the server asked for input more than ${maxInputRounds} times`
             })
           }
-          inputResponses = asked.inputRequests === undefined
+          const inputResponses = asked.inputRequests === undefined
             ? undefined
             : yield* ClientInput.fulfil(handlers, asked.inputRequests).pipe(
               Effect.mapError((problem) =>
                 new ClientError({ reason: "Input", message: `${method}: ${problem.message}`, cause: problem.cause })
               )
             )
-          requestState = asked.requestState
-        }
-      })
+          const requestState = asked.requestState
+          return {
+            ...params,
+            ...(inputResponses === undefined ? {} : { inputResponses }),
+            ...(requestState === undefined ? {} : { requestState })
+          }
+        })
+
+      return round(0, params)
+    }
 
     const call = (
       method: string,
       params: JsonRpc.JsonObject | undefined,
       callOptions: CallOptions = {}
-    ): Effect.Effect<JsonRpc.JsonObject, CallError> =>
-      Effect.gen(function*() {
-        const first = yield* firstParams(params, callOptions)
-        const cached = cache !== undefined && Cache.CACHEABLE.has(method) ? cache : undefined
-        if (cached !== undefined) {
-          const hit = yield* cached.lookup(method, first.params)
-          if (Option.isSome(hit)) return hit.value
-        }
-        const generation = cached === undefined ? undefined : yield* cached.generation(method, first.params)
+    ): Effect.Effect<JsonRpc.JsonObject, CallError> => {
+      const cached = cache !== undefined && Cache.CACHEABLE.has(method) ? cache : undefined
+      if (cached === undefined) {
+        // the common path: no cache, no Effect.gen
+        return Effect.suspend(() => {
+          const first = firstParams(params, callOptions)
+          return Effect.map(rounds(method, first.params, first.token, callOptions), (outcome) => outcome.result)
+        })
+      }
+      return Effect.gen(function*() {
+        const first = firstParams(params, callOptions)
+        const hit = yield* cached.lookup(method, first.params)
+        if (Option.isSome(hit)) return hit.value
+        const generation = yield* cached.generation(method, first.params)
         const outcome = yield* rounds(method, first.params, first.token, callOptions).pipe(
           Effect.tapError((e) =>
-            cache !== undefined && e._tag === "McpError" && e.code === JsonRpc.ErrorCode.InvalidParams &&
+            e._tag === "McpError" && e.code === JsonRpc.ErrorCode.InvalidParams &&
               Cache.LISTS.has(method) && typeof params?.cursor === "string"
-              ? cache.dropList(method)
+              ? cached.dropList(method)
               : Effect.void
           )
         )
-        if (cached !== undefined && generation !== undefined && !outcome.usedInput) {
+        if (!outcome.usedInput) {
           const ttl = isModern ? Cache.ttlOf(outcome.result) : Math.max(0, options.legacyTtlMs ?? 0)
           yield* cached.store(method, first.params, outcome.result, ttl, generation)
         }
         return outcome.result
       })
+    }
 
     const tasks = TaskClient.make({
       supported: isModern && JsonRpc.isObject(info.capabilities.extensions?.[Task.EXTENSION_ID]),
