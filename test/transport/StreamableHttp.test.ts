@@ -795,6 +795,25 @@ describe("StreamableHttp.client against our server", () => {
       yield* expectProbe(probe, "slow:interrupted")
     }))
 
+  it.scopedLive("modern: a request past its timeout fails with TransportError Timeout and is aborted", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const server = yield* makeServer(probe)
+      const { url } = yield* StreamableHttp.serve(server)
+      const transport = yield* StreamableHttp.client({ url })
+      const error = yield* bounded(Effect.flip(
+        transport.request(JsonRpc.request(1, "tools/call", { name: "slow", _meta: META }), { timeout: "300 millis" })
+      ))
+      expect(error).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
+      yield* expectProbe(probe, "slow:start")
+      yield* expectProbe(probe, "slow:interrupted")
+      const echo = yield* bounded(transport.request(
+        JsonRpc.request(2, "tools/call", { name: "echo", arguments: { text: "after" }, _meta: META }),
+        { timeout: WAIT }
+      ))
+      expect(get(echo, "result", "content", 0, "text")).toBe("echo: after")
+    }))
+
   it.scopedLive("legacy: initialize, session reuse, 404 → re-initialize and replay once, close → DELETE", () =>
     Effect.gen(function*() {
       const probe = yield* makeProbe
