@@ -525,21 +525,48 @@ export const spawn = (
     // Registered last, so it runs first when the scope closes: the fibers above are still alive.
     yield* Effect.addFinalizer(() => close)
 
+    /**
+     * The current process for a request with `timeout`: at once when it is running; while the
+     * transport restarts one, the wait counts against the request's timeout (the rest is left
+     * for the request itself).
+     */
+    const currentFor = (
+      message: JsonRpc.Request,
+      requestOptions: RequestOptions | undefined
+    ): Effect.Effect<readonly [Connection, RequestOptions | undefined], TransportError> =>
+      Effect.flatMap(Ref.get(state), (s) => {
+        if (s.closed !== undefined) return Effect.fail(s.closed)
+        return Effect.flatMap(Deferred.poll(s.connection), (ready) => {
+          if (Option.isSome(ready)) return Effect.map(ready.value, (c) => [c, requestOptions] as const)
+          const millis = timeoutMillis(requestOptions?.timeout)
+          if (millis === undefined) return Effect.map(Deferred.await(s.connection), (c) => [c, requestOptions] as const)
+          const startedAt = Date.now()
+          return Deferred.await(s.connection).pipe(
+            Effect.timeoutFail({ duration: millis, onTimeout: () => timeoutError(message.method) }),
+            Effect.map((c) =>
+              [c, { ...requestOptions, timeout: Math.max(1, millis - (Date.now() - startedAt)) }] as const
+            )
+          )
+        })
+      })
+
     const request = (
       message: JsonRpc.Request,
       requestOptions?: RequestOptions
     ): Effect.Effect<JsonRpc.Response, TransportError> =>
-      Effect.gen(function*() {
-        const connection = yield* current
-        const response = yield* requestOn(connection, message, requestOptions)
-        if (
-          message.method === McpSchema.Method.initialize && !JsonRpc.isErrorResponse(response) &&
-          options.restart !== undefined
-        ) {
-          yield* Ref.update(handshake, (h) => ({ ...h, init: message }))
-        }
-        return response
-      })
+      Effect.flatMap(
+        currentFor(message, requestOptions),
+        ([connection, rest]) =>
+          message.method === McpSchema.Method.initialize && options.restart !== undefined
+            ? Effect.tap(
+              requestOn(connection, message, rest),
+              (response) =>
+                JsonRpc.isErrorResponse(response)
+                  ? Effect.void
+                  : Ref.update(handshake, (h) => ({ ...h, init: message }))
+            )
+            : requestOn(connection, message, rest)
+      )
 
     const notify = (message: JsonRpc.Notification): Effect.Effect<void, TransportError> =>
       Effect.gen(function*() {

@@ -653,6 +653,35 @@ describe("Stdio.spawn (process lifetime)", () => {
       expect(Option.getOrUndefined(n)?.method).toBe("notifications/tools/list_changed")
     }))
 
+  it.scopedLive("restart: a request's timeout also bounds its wait for the restarted process", () =>
+    Effect.gen(function*() {
+      const { transport, waitStderr } = yield* spawnFixture(SERVER, {
+        restart: Schedule.spaced("2 seconds").pipe(Schedule.intersect(Schedule.recurs(1)))
+      })
+      const first = transport.pid
+      const lost = yield* Effect.fork(transport.request(JsonRpc.request(1, "tools/call", {
+        name: "slow",
+        arguments: { ms: 10_000 },
+        _meta: META
+      })))
+      yield* Effect.sleep("100 millis")
+      process.kill(first, "SIGKILL")
+      expect((yield* Fiber.join(lost).pipe(Effect.flip, Effect.timeout(WAIT))).reason).toBe("Closed")
+      // the next process starts 2 seconds later: a request with a 200 ms timeout does not wait for it
+      const timedOut = yield* transport.request(JsonRpc.request(2, "ping"), { timeout: "200 millis" }).pipe(
+        Effect.flip,
+        Effect.timeout(WAIT)
+      )
+      expect(timedOut.reason).toBe("Timeout")
+      // one without a timeout waits and is answered by the new process
+      expect(yield* transport.request(JsonRpc.request(3, "ping")).pipe(Effect.timeout(WAIT))).toEqual({
+        jsonrpc: "2.0",
+        id: 3,
+        result: {}
+      })
+      yield* waitStderr("ready pid=", 2)
+    }))
+
   it.scopedLive("restart: when the schedule is done, the transport is closed for good", () =>
     Effect.gen(function*() {
       const { transport } = yield* spawnFixture(SERVER, {
