@@ -98,7 +98,8 @@ export interface InputHandlers {
  *   handlers imply ({@link InputHandlers});
  * - `versions`: revisions the client will speak (default all three, newest first);
  * - `probeTimeout`: how long to wait for the `server/discover` probe before falling back to the
- *   legacy handshake, default 3 seconds;
+ *   legacy handshake, default 3 seconds (a client whose `versions` are all modern has no fallback:
+ *   its probe waits `requestTimeout`);
  * - `requestTimeout`: deadline of every request (each MRTR round on its own; not a listen
  *   stream), default 60 seconds (on expiry the request is cancelled on the wire and the call
  *   fails with `ClientError` "Timeout"); passed to the transport as `RequestOptions.timeout`;

@@ -27,6 +27,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const FIXTURE = Path.join(ROOT, "test", "fixtures", "client-input-server.ts")
 const WAIT: Duration.DurationInput = "10 seconds"
 
+/** A spawned server may take seconds to start under load: give the era probe time (it falls back to legacy on silence). */
+const PROBE = "8 seconds"
 const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Error, R> =>
   Effect.timeoutFail(effect, { duration: WAIT, onTimeout: () => new Error(`timed out after ${Duration.format(WAIT)}`) })
 
@@ -376,7 +378,7 @@ describe("McpClient input (legacy server→client requests)", () => {
         cwd: ROOT,
         stderr: () => Effect.void
       })
-      return yield* McpClient.connect(transport, options)
+      return yield* McpClient.connect(transport, { probeTimeout: PROBE, ...options })
     })
 
   it.scopedLive("stdio (scripted legacy peer): ping, elicitation, sampling, roots answered; unknown → -32601", () =>
@@ -412,7 +414,7 @@ describe("McpClient input (legacy server→client requests)", () => {
         cwd: ROOT,
         stderr: () => Effect.void
       })
-      const client = yield* bounded(McpClient.connect(transport, { onElicit: accept("Pipe") }))
+      const client = yield* bounded(McpClient.connect(transport, { probeTimeout: PROBE, onElicit: accept("Pipe") }))
       assert.strictEqual(client.info.era, "modern")
       assert.strictEqual(Content.textOf(yield* bounded(client.callTool("ask"))), "hello {\"name\":\"Pipe\"}")
     }))

@@ -238,7 +238,8 @@ export const connect = (
       send(
         McpSchema.Method.discover,
         { _meta: modernMeta(version) },
-        Duration.decode(options.probeTimeout ?? "3 seconds")
+        // with no legacy version to fall back to, silence is just a slow server
+        legacyVersions(allowed).length === 0 ? timeout : Duration.decode(options.probeTimeout ?? "3 seconds")
       ).pipe(
         Effect.flatMap(decodeDiscoverResult),
         Effect.flatMap((result) => {

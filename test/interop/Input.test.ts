@@ -66,6 +66,8 @@ const DECLINE: Input.ElicitResult = { action: "decline" }
 const asked = (message: string): JsonObject => ({ message, requestedSchema: CONFIRM_SCHEMA })
 
 const toWire = (u: unknown): unknown => JSON.parse(JSON.stringify(u))
+/** A spawned server may take seconds to start under load: give the era probe time (it falls back to legacy on silence). */
+const PROBE = "8 seconds"
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 /** An official client's elicitation answer (its own mutable result type), from ours. */
@@ -148,7 +150,7 @@ describe("the same confirmation handlers through our McpClient", () => {
           const answer = yield* Ref.make<Input.ElicitResult>(YES)
           const seen = yield* Ref.make<ReadonlyArray<JsonObject>>([])
           const client = yield* bounded(McpClient.connect(rec.transport, {
-            ...(era === "legacy" ? { versions: [LEGACY] } : {}),
+            ...(era === "legacy" ? { versions: [LEGACY] } : { probeTimeout: PROBE }),
             onElicit: (params) => Effect.zipRight(Ref.update(seen, (xs) => [...xs, params]), Ref.get(answer))
           }))
           assert.strictEqual(client.info.era, era)
@@ -210,7 +212,7 @@ describe("the same confirmation handlers through our McpClient", () => {
         Effect.gen(function*() {
           const rec = yield* recorded(yield* transportTo(kind))
           const client = yield* bounded(
-            McpClient.connect(rec.transport, era === "legacy" ? { versions: [LEGACY] } : {})
+            McpClient.connect(rec.transport, era === "legacy" ? { versions: [LEGACY] } : { probeTimeout: PROBE })
           )
           assert.strictEqual(client.info.era, era)
           const e = yield* bounded(Effect.flip(client.callTool("delete_file", { path: "report.txt" })))

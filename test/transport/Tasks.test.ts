@@ -29,6 +29,7 @@ const scenario = (transport: Transport.ClientTransport) =>
   Effect.gen(function*() {
     const { checked, transport: t } = yield* checkedTransport(transport)
     const client = yield* bounded(McpClient.connect(t, {
+      probeTimeout: WAIT, // a spawned server under load may take seconds to start: no legacy fallback
       tasks: true,
       onElicit: () => Effect.succeed({ action: "accept" as const, content: { name: "Wire" } })
     }))
