@@ -14,8 +14,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Cause from "effect/Cause"
@@ -28,7 +26,7 @@ import * as Logger from "effect/Logger"
 import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import type * as Stream from "effect/Stream"
-import * as client from "../internal/stdioClient.js"
+import type * as client from "../internal/stdioClient.js"
 import * as Frame from "../internal/stdioFrame.js"
 import * as internal from "../internal/stdioServer.js"
 import * as McpServer from "../McpServer.js"
@@ -307,7 +305,21 @@ export type SpawnOptions = client.SpawnOptions
  */
 export type StdioClientTransport = client.StdioClientTransport
 
-const CommandExecutorLive = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))
+// The spawning half (the client and `@effect/platform-node`'s CommandExecutor and FileSystem) is
+// loaded on the first `spawn`, so that a server process serving `run` does not load it.
+let spawnLoaded:
+  | Promise<(options: SpawnOptions) => Effect.Effect<StdioClientTransport, TransportError, Scope.Scope>>
+  | undefined
+const loadSpawn = Effect.promise(() =>
+  spawnLoaded ??= Promise.all([
+    import("../internal/stdioClient.js"),
+    import("@effect/platform-node/NodeCommandExecutor"),
+    import("@effect/platform-node/NodeFileSystem")
+  ]).then(([client, NodeCommandExecutor, NodeFileSystem]) => {
+    const CommandExecutorLive = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))
+    return (options: SpawnOptions) => client.spawn(options).pipe(Effect.provide(CommandExecutorLive))
+  })
+)
 
 /**
  * Starts an MCP server process and connects to it over its stdin/stdout.
@@ -335,4 +347,4 @@ const CommandExecutorLive = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFil
  * @category constructors
  */
 export const spawn = (options: SpawnOptions): Effect.Effect<StdioClientTransport, TransportError, Scope.Scope> =>
-  client.spawn(options).pipe(Effect.provide(CommandExecutorLive))
+  Effect.flatMap(loadSpawn, (spawnWith) => spawnWith(options))
