@@ -4,7 +4,7 @@ import effectPlugin from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "conformance/node_modules/**", "**/*.mjs"] },
+  { ignores: ["node_modules/**", "conformance/node_modules/**", "bench/out/**", "**/*.mjs"] },
   ...tseslint.configs.recommended,
   {
     plugins: { "@effect": effectPlugin },

@@ -99,6 +99,8 @@ const main = async (): Promise<void> => {
     suites,
     /** Which build of presa-mcp the servers and in-process suites ran: compiled dist/ JS, or src/ via tsx. */
     library: compiledLibrary ? "dist (tsc-compiled JS)" : "src (TypeScript through tsx)",
+    /** How the server processes ran (both sides alike): compiled JS with plain node, or their TypeScript via tsx. */
+    servers: compiledLibrary ? "bench/out/js (tsc-compiled JS, plain node)" : "bench/servers (TypeScript through tsx)",
     durationSeconds: (Date.now() - started) / 1000,
     /** 1/5/15-minute load averages before and after: other work on the machine skews figures. */
     loadAverage: { before: loadBefore, after: os.loadavg() },

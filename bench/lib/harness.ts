@@ -1,10 +1,10 @@
 /**
  * The benchmark driver's helpers: result rows, bounded measurement loops, spawning server
- * processes (`node --import tsx`, optionally with `--cpu-prof`), a minimal newline-delimited
+ * processes (compiled JS, or `node --import tsx`; optionally with `--cpu-prof`), a minimal newline-delimited
  * JSON-RPC client for raw stdio, and process RSS.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { LEGACY, MODERN_META } from "./shared.js"
@@ -147,11 +147,22 @@ const CONDITIONS = process.execArgv.filter((a) => a.startsWith("--conditions="))
 /** Whether `presa-mcp` resolves to the compiled `dist/` build in this process. */
 export const compiledLibrary = CONDITIONS.includes("--conditions=presa-mcp-dist")
 
+/**
+ * Where `tsc -p tsconfig.bench.json` (part of `npm run bench`) writes the server scripts as
+ * JavaScript. With the compiled library (`--conditions=presa-mcp-dist`) every server, ours and the
+ * SDKs' alike, runs from here with plain `node`, as a deployed server would; otherwise each runs
+ * its TypeScript source through the tsx loader.
+ */
+const COMPILED_SERVERS_DIR = path.join(OUT_DIR, "js", "servers")
+
 /** `BENCH_PROFILE=1`: every server process writes a CPU profile to bench/out/profiles/. */
 export const profiling = process.env.BENCH_PROFILE === "1"
 let profileSeq = 0
 
-/** The command line that runs a benchmark server script (`node --import tsx <script> …`). */
+/**
+ * The command line that runs a benchmark server script: `node bench/out/js/servers/<script>.js …`
+ * when the library is compiled (see `COMPILED_SERVERS_DIR`), else `node --import tsx <script> …`.
+ */
 export const serverCommand = (
   script: string,
   args: ReadonlyArray<string> = [],
@@ -165,6 +176,13 @@ export const serverCommand = (
     const dir = path.join(PROFILE_DIR, `${label}-${Date.now()}-${++profileSeq}`)
     mkdirSync(dir, { recursive: true })
     prof.push("--cpu-prof", "--cpu-prof-dir", dir)
+  }
+  if (compiledLibrary) {
+    const compiled = path.join(COMPILED_SERVERS_DIR, script.replace(/\.ts$/, ".js"))
+    if (!existsSync(compiled)) {
+      throw new Error(`${compiled} is missing: compile the servers with npx tsc -p tsconfig.bench.json`)
+    }
+    return { command: process.execPath, args: [...prof, ...CONDITIONS, compiled, ...args] }
   }
   return {
     command: process.execPath,

@@ -1,11 +1,12 @@
 /**
  * start: cold start to the first `tools/call` result on stdio — spawn the server process
- * (`node --import tsx <server>.ts`), write the request(s) at once, stop the clock at the answer.
+ * (`node bench/out/js/servers/<server>.js`), write the request(s) at once, stop the clock at the answer.
  * Ours and SDK v2 get one 2026-07-28 `tools/call`; SDK v1 gets `initialize`,
  * `notifications/initialized` and `tools/call` in one write. Median of 5, the servers alternating.
- * Every server script is TypeScript run through the tsx loader. The libraries are JavaScript on
- * both sides under `npm run bench` (ours: the tsc build in dist/, the SDKs: their published
- * builds); run without `--conditions=presa-mcp-dist`, ours is compiled from src/ by tsx at start.
+ * Under `npm run bench` everything in the server process is JavaScript on both sides, as deployed:
+ * the server scripts compiled by `tsc -p tsconfig.bench.json`, ours from dist/, the SDKs their
+ * published builds, run with plain `node`. Run without `--conditions=presa-mcp-dist`, the scripts
+ * and ours (from src/) go through the tsx loader at start instead.
  */
 import {
   compiledLibrary,
@@ -55,7 +56,7 @@ const once = async (script: string, era: Era, label: string): Promise<number> =>
 
 export const run = async (): Promise<Array<Row>> => {
   const times = new Map<string, Array<number>>(SERVERS.map((s) => [s.name, []]))
-  // one untimed start each: fills tsx's transform cache like any second start would find it
+  // one untimed start each: warms the OS file cache (and tsx's transform cache when it is used)
   for (const s of SERVERS) await once(s.script, s.era, `start-${s.name}`)
   for (let i = 0; i < RUNS; i++) {
     const order = i % 2 === 0 ? SERVERS : [...SERVERS].reverse()
@@ -72,9 +73,9 @@ export const run = async (): Promise<Array<Row>> => {
       ours: median(of("ours")),
       official: median(of(official)),
       officialName: official,
-      note: `node --import tsx, stdio; ours from ${
-        compiledLibrary ? "dist/ (JS)" : "src/ (tsx)"
-      }; v1 includes initialize`,
+      note: `${
+        compiledLibrary ? "node, compiled JS on both sides" : "node --import tsx, ours from src/"
+      }, stdio; v1 includes initialize`,
       oursRounds: of("ours"),
       officialRounds: of(official)
     })
