@@ -1,6 +1,12 @@
-/** The benchmark server built with our library (the same definitions in every suite). */
+/**
+ * The benchmark server built with our library (the same definitions in every suite). It imports
+ * the modules it uses (`presa-mcp/McpServer`, …), as a server would: the package root re-exports
+ * every module, client and proxy included.
+ */
 import type * as Effect from "effect/Effect"
-import { McpServer, Resource, Tool } from "presa-mcp"
+import * as McpServer from "presa-mcp/McpServer"
+import * as Resource from "presa-mcp/Resource"
+import * as Tool from "presa-mcp/Tool"
 import {
   BLOB_MIME,
   BLOB_URI,
