@@ -24,6 +24,7 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/skill.js"
 import * as files_ from "./internal/skillFiles.js"
+import * as yaml_ from "./internal/skillYaml.js"
 import * as McpSchema from "./McpSchema.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -36,7 +37,7 @@ import * as McpSchema from "./McpSchema.js"
  * @since 0.1.0
  * @category symbols
  */
-export const EXTENSION_ID = "io.modelcontextprotocol/skills"
+export const EXTENSION_ID: typeof internal.EXTENSION_ID = internal.EXTENSION_ID
 
 /**
  * The most `resources` entries a skill may have, `SKILL.md` included (§22.4). Hosts must accept up
@@ -86,11 +87,7 @@ export const DIRECTORY_MIME_TYPE = files_.DIRECTORY_MIME_TYPE
  * @since 0.1.0
  * @category symbols
  */
-export const Method = {
-  list: "skills/list",
-  get: "skills/get",
-  directoryRead: "resources/directory/read"
-} as const
+export const Method: typeof internal.Method = internal.Method
 
 // ---------------------------------------------------------------------------------------------
 // Wire schemas
@@ -228,7 +225,7 @@ export type GetSkillResult = typeof GetSkillResult.Type
  * @since 0.1.0
  * @category models
  */
-export const GetSkillParams = Schema.Struct({ uri: Schema.String }, OpenRecord)
+export const GetSkillParams: typeof internal.GetSkillParams = internal.GetSkillParams
 
 /**
  * `resources/directory/read` params: `{uri, cursor?}` (§22.7).
@@ -236,10 +233,7 @@ export const GetSkillParams = Schema.Struct({ uri: Schema.String }, OpenRecord)
  * @since 0.1.0
  * @category models
  */
-export const ReadDirectoryParams = Schema.Struct(
-  { uri: Schema.String, cursor: Schema.optional(Schema.String) },
-  OpenRecord
-)
+export const ReadDirectoryParams: typeof internal.ReadDirectoryParams = internal.ReadDirectoryParams
 
 /**
  * `resources/directory/read` result: `{resources, nextCursor?, resultType?}` — the direct children,
@@ -492,8 +486,8 @@ export const splitFrontmatter: (
  * @since 0.1.0
  * @category decoding
  */
-export const parseFrontmatter: (text: string) => Either.Either<Record<string, unknown>, SkillError> =
-  internal.parseFrontmatter
+export const parseFrontmatter = (text: string): Either.Either<Record<string, unknown>, SkillError> =>
+  internal.parseFrontmatter(yaml_, text)
 
 // ---------------------------------------------------------------------------------------------
 // Constructors

@@ -10,9 +10,10 @@ import * as JsonRpc from "../JsonRpc.js"
 import type * as McpSchema from "../McpSchema.js"
 import type * as Prompt from "../Prompt.js"
 import type * as Resource from "../Resource.js"
-import * as Skill from "../Skill.js"
+import type * as Skill from "../Skill.js"
 import type * as Tool from "../Tool.js"
 import * as UriTemplate from "../UriTemplate.js"
+import * as SkillInternal from "./skill.js"
 
 /**
  * A definition was refused when the server was built or changed (bad schema, bad template,
@@ -51,7 +52,7 @@ export interface CompiledSkill {
 
 /** Computes a skill's entry (digests) once, when it is added. */
 export const compileSkill = (skill: Skill.Skill): Effect.Effect<CompiledSkill> =>
-  Effect.map(Skill.entry(skill), (entry) => ({
+  Effect.map(SkillInternal.entry(skill), (entry) => ({
     skill,
     entry,
     wire: {

@@ -26,6 +26,33 @@ import type {
 } from "../Skill.js"
 import * as files_ from "./skillFiles.js"
 import * as frontmatter_ from "./skillFrontmatter.js"
+import type * as SkillYaml from "./skillYaml.js"
+
+// `yaml` is loaded on the first skill built or verified (`Skill.parseFrontmatter`, synchronous,
+// has `Skill.ts` import it up front): a server that serves no skills does not load it.
+let yamlLoaded: Promise<typeof SkillYaml> | undefined
+const loadYaml: Effect.Effect<typeof SkillYaml> = Effect.promise(() => yamlLoaded ??= import("./skillYaml.js"))
+
+/** @internal */
+export const EXTENSION_ID = "io.modelcontextprotocol/skills"
+
+/** @internal */
+export const Method = {
+  list: "skills/list",
+  get: "skills/get",
+  directoryRead: "resources/directory/read"
+} as const
+
+const OpenRecord = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** @internal */
+export const GetSkillParams = Schema.Struct({ uri: Schema.String }, OpenRecord)
+
+/** @internal */
+export const ReadDirectoryParams = Schema.Struct(
+  { uri: Schema.String, cursor: Schema.optional(Schema.String) },
+  OpenRecord
+)
 
 /** @internal */
 export const MAX_RESOURCES_PER_SKILL = 512
@@ -75,10 +102,13 @@ export const splitFrontmatter = (
 ): Either.Either<{ readonly yaml: string; readonly body: string }, SkillError> =>
   Either.mapLeft(frontmatter_.split(text), (message) => new SkillError({ reason: "frontmatter", message }))
 
-/** @internal */
-export const parseFrontmatter = (text: string): Either.Either<Record<string, unknown>, SkillError> =>
+/** @internal `Skill.parseFrontmatter`, given the YAML parsers (see `loadYaml`). */
+export const parseFrontmatter = (
+  yaml: typeof SkillYaml,
+  text: string
+): Either.Either<Record<string, unknown>, SkillError> =>
   frontmatter_.split(text).pipe(
-    Either.flatMap((split) => frontmatter_.parseStrict(split.yaml)),
+    Either.flatMap((split) => yaml.parseStrict(split.yaml)),
     Either.mapLeft((message) => new SkillError({ reason: "frontmatter", message: `SKILL.md front matter: ${message}` }))
   )
 
@@ -187,7 +217,7 @@ export const make: (
   if (skillMd !== undefined && skillMd.content._tag === "Static") {
     const text = skillMd.content.text ?? Option.getOrUndefined(files_.decodeUtf8(skillMd.content.bytes))
     if (text === undefined) return yield* fail("frontmatter", `${SKILL_MD} of skill ${path} is not UTF-8 text`)
-    const parsed = parseFrontmatter(text)
+    const parsed = parseFrontmatter(yield* loadYaml, text)
     if (Either.isLeft(parsed)) return yield* Effect.fail(parsed.left)
     frontmatter = parsed.right
   }
@@ -500,7 +530,8 @@ export const verifySkillMd: (
   yield* verifyFile(entry, entry.uri, content)
   const text = typeof content === "string" ? Option.some(content) : files_.decodeUtf8(content)
   if (Option.isNone(text)) return yield* unverified("frontmatter", entry.uri, `${entry.uri} is not UTF-8 text`)
-  const parsed = frontmatter_.split(text.value).pipe(Either.flatMap((split) => frontmatter_.parseLenient(split.yaml)))
+  const yaml = yield* loadYaml
+  const parsed = frontmatter_.split(text.value).pipe(Either.flatMap((split) => yaml.parseLenient(split.yaml)))
   if (Either.isLeft(parsed)) {
     return yield* unverified("frontmatter", entry.uri, `${entry.uri}: ${parsed.left}`)
   }
