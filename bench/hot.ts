@@ -6,13 +6,14 @@
  *
  * Targets: `handle` (McpServer.handleMessage, modern tools/call), `inprocess` (McpClient over
  * InProcess), `stdio` (our client → our stdio server, sequential), `stdio-raw` (raw client → our
- * stdio server, 32 in flight), `read` (raw client → 1 MiB resources/read), `http` (modern and
+ * stdio server, 32 in flight), `stdio-raw1` (the same, sequential), `read` (raw client → 1 MiB resources/read), `http` (modern and
  * legacy tools/call against our HTTP server, 1 connection each), `web` (modern tools/call through
  * WebHandler.toWebHandler, in-process: our HTTP layer without sockets). Summarise with bench/profile.ts.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+import { readFileSync } from "node:fs"
 import { McpClient, McpServer } from "presa-mcp"
 import * as InProcess from "presa-mcp/transport/InProcess"
 import * as Stdio from "presa-mcp/transport/Stdio"
@@ -105,6 +106,29 @@ const targets: Record<string, () => Promise<void>> = {
       bounds
     )
     report("stdio raw tools/call ×32", t)
+    await client.close()
+  },
+  "stdio-raw1": async () => {
+    // Sequential: one request at a time, so calls/s is the round-trip latency of the server.
+    const script = process.env.HOT_SERVER ?? "ours-stdio.ts" // e.g. sdk-v2-stdio.ts to compare
+    const client = new LineClient(script, [], "hot-stdio-raw1-server")
+    await handshake(client, "modern")
+    const params = paramsJson("modern", call)
+    // The server's CPU (utime + stime from /proc, Linux) over the loop: on a loaded machine a
+    // steadier figure of the server's cost per call than calls/s.
+    const serverCpuMs = (): number => {
+      const stat = readFileSync(`/proc/${client.child.pid}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      return (Number(fields[11]) + Number(fields[12])) * 10
+    }
+    const before = serverCpuMs()
+    const t = await runBounded(
+      async () => expectResult(await client.requestRaw("tools/call", params), "tools/call"),
+      1,
+      bounds
+    )
+    const serverUs = ((serverCpuMs() - before) * 1000) / t.count
+    report(`stdio raw tools/call ×1 (server ${serverUs.toFixed(1)} µs CPU/call)`, t)
     await client.close()
   },
   read: async () => {

@@ -192,6 +192,7 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
   internal.serve(server, {
     stdin: NodeStream.stdin,
     stdout: NodeSink.stdout,
+    writable: process.stdout,
     maxLineBytes: options.maxLineBytes,
     drainTimeout: options.drainTimeout
   }).pipe(
