@@ -121,6 +121,8 @@ interface Raw {
   readonly send: (message: JsonObject) => Effect.Effect<void>
   /** Closes the server's stdin. */
   readonly end: Effect.Effect<void>
+  /** Closes the read end of the server's stdout: its next write fails (EPIPE). */
+  readonly closeStdout: Effect.Effect<void>
   /** The next stdout line. */
   readonly next: Effect.Effect<string>
   /** Every stdout line so far. */
@@ -170,6 +172,9 @@ const startRaw = (args: ReadonlyArray<string> = []): Effect.Effect<Raw, never, S
         send: (message) => raw.write(line(message)),
         end: Effect.sync(() => {
           child.stdin.end()
+        }),
+        closeStdout: Effect.sync(() => {
+          child.stdout.destroy()
         }),
         next: Queue.take(queue).pipe(
           Effect.timeoutFail({ duration: WAIT, onTimeout: () => new Error("timed out waiting for a stdout line") }),
@@ -405,6 +410,19 @@ describe("Stdio server (limits and shutdown)", () => {
       yield* raw.end
       expect(yield* raw.exitCode).toBe(0)
       assertAllJsonRpc(raw.lines())
+    }))
+
+  it.scopedLive("a closed stdout (EPIPE) ends serving with an error on stderr; the process exits 1 at stdin EOF", () =>
+    Effect.gen(function*() {
+      const raw = yield* startRaw()
+      yield* raw.send(call("before", "echo", { text: "a" }))
+      expect(responseOf(yield* raw.next).id).toBe("before")
+      yield* raw.closeStdout
+      yield* raw.send(call("after", "echo", { text: "b" }))
+      yield* raw.waitStderr("the stdio server failed")
+      expect(raw.stderr()).toContain("writing to stdout failed")
+      yield* raw.end
+      expect(yield* raw.exitCode).toBe(1)
     }))
 
   it.scopedLive("closing stdin lets requests in flight finish, ends listens gracefully, flushes, exits 0", () =>
