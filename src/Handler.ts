@@ -30,6 +30,19 @@ export type HandlerResult<A, E, R = never> = A | PromiseLike<A> | Effect.Effect<
  */
 export type Services<F> = F extends (...args: ReadonlyArray<never>) => infer Out ? ServicesOf<Out> : never
 
+/**
+ * The services a definition `D` (prompt, resource, resource template) needs besides
+ * `RequestContext`: its handler's and its completion functions' (`complete`). Distributes over a
+ * union of definitions.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type DefinitionServices<D> = D extends { readonly handler: infer H } ?
+    | Services<H>
+    | (D extends { readonly complete?: Readonly<Record<string, infer C>> } ? Services<C> : never)
+  : never
+
 type ServicesOf<Out> = Out extends Effect.Effect<infer _A, infer _E, infer R> ? Exclude<R, RequestContext> : never
 
 const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>

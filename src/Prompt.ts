@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import type { HandlerResult, Services as HandlerServices } from "./Handler.js"
+import type { DefinitionServices, HandlerResult } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -79,10 +79,7 @@ export type Any = Prompt<unknown>
  * @since 0.1.0
  * @category type-level
  */
-export type Services<P> = P extends { readonly handler: infer H } ?
-    | HandlerServices<H>
-    | (P extends { readonly complete?: Readonly<Record<string, infer C>> } ? HandlerServices<C> : never)
-  : never
+export type Services<P> = DefinitionServices<P>
 
 /**
  * Defines a prompt (identity, for inference of the handler's services `R`).

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import type { HandlerResult, Services as HandlerServices } from "./Handler.js"
+import type { DefinitionServices, HandlerResult } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -129,10 +129,7 @@ export type AnyTemplate = ResourceTemplate<unknown>
  * @since 0.1.0
  * @category type-level
  */
-export type Services<D> = D extends { readonly handler: infer H } ?
-    | HandlerServices<H>
-    | (D extends { readonly complete?: Readonly<Record<string, infer C>> } ? HandlerServices<C> : never)
-  : never
+export type Services<D> = DefinitionServices<D>
 
 /**
  * Defines a static resource (identity, for inference of the handler's services `R`).
