@@ -34,6 +34,7 @@ import {
   recordingFetch,
   rejection,
   spawnSdkServer,
+  textOf,
   WAIT
 } from "../fixtures/interop-http.js"
 
@@ -79,14 +80,6 @@ const v2Client = (url: string, mode: V2Mode, recorder?: Recorder) =>
 
 const errorCode = (e: unknown): unknown =>
   typeof e === "object" && e !== null && "code" in e ? (e as { readonly code: unknown }).code : undefined
-
-const textOf = (content: unknown): string | undefined => {
-  if (!Array.isArray(content)) return undefined
-  const first: unknown = content[0]
-  return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string"
-    ? first.text
-    : undefined
-}
 
 /**
  * What `exerciseLibrary` uses of an SDK client: both generations fit it (their own result types

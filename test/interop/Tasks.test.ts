@@ -14,16 +14,8 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as StreamableHttp from "../../src/transport/StreamableHttp.js"
-import { MODERN, promise, rejection } from "../fixtures/interop-http.js"
+import { MODERN, promise, rejection, textOf } from "../fixtures/interop-http.js"
 import { makeTasksServer } from "../fixtures/tasks-server.js"
-
-const textOf = (content: unknown): string | undefined => {
-  if (!Array.isArray(content)) return undefined
-  const first: unknown = content[0]
-  return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string"
-    ? first.text
-    : undefined
-}
 
 const codeOf = (e: unknown): unknown => typeof e === "object" && e !== null && "code" in e ? e.code : undefined
 const dataOf = (e: unknown): unknown => typeof e === "object" && e !== null && "data" in e ? e.data : undefined
