@@ -9,7 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { InProcess, Input, type JsonRpc, McpClient, McpServer, Resource, Tool, type Transport } from "presa-mcp"
+import { InProcess, Input, McpClient, McpServer, Resource, Tool, type Transport } from "presa-mcp"
+import { recording } from "./support/Wire.js"
 
 const tool = (name: string) => Tool.make({ name, handler: () => name })
 
@@ -40,12 +41,7 @@ const makeServer = (patch: Partial<McpServer.Options> = {}) =>
 /** A transport that counts the requests it sends, by method. */
 const counting = (inner: Transport.ClientTransport) =>
   Effect.gen(function*() {
-    const sent = yield* Ref.make<ReadonlyArray<JsonRpc.Request>>([])
-    const transport: Transport.ClientTransport = {
-      ...inner,
-      request: (message, options) =>
-        Effect.zipRight(Ref.update(sent, (xs) => [...xs, message]), inner.request(message, options))
-    }
+    const { sent, transport } = yield* recording(inner)
     const count = (method: string, uri?: string) =>
       Effect.map(
         Ref.get(sent),

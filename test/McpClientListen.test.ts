@@ -25,7 +25,7 @@ import { InProcess, JsonRpc, McpClient, McpServer, Prompt, Resource, Tool, Trans
 import * as Stdio from "../src/transport/Stdio.js"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
 import * as TcpProxy from "./support/TcpProxy.js"
-import { get } from "./support/Wire.js"
+import { get, recording } from "./support/Wire.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const FIXTURE = Path.join(ROOT, "test", "fixtures", "client-input-server.ts")
@@ -53,18 +53,6 @@ const makeServer = (patch: Partial<McpServer.Options> = {}) =>
     tools: [echo],
     resources: [Resource.make({ uri: "mem://a", name: "a", handler: () => "A" })],
     ...patch
-  })
-
-/** Wraps a transport and records every request it sends. */
-const recording = (inner: Transport.ClientTransport) =>
-  Effect.gen(function*() {
-    const sent = yield* Ref.make<ReadonlyArray<JsonRpc.Request>>([])
-    const transport: Transport.ClientTransport = {
-      ...inner,
-      request: (message, options) =>
-        Effect.zipRight(Ref.update(sent, (xs) => [...xs, message]), inner.request(message, options))
-    }
-    return { transport, sent }
   })
 
 /** Collects a stream's elements in the background (in the current Scope). */

@@ -301,3 +301,15 @@ export const checkedTransport = (
     }
     return { transport, checked }
   })
+
+/** Wraps a client transport and records every request it sends (in order), in `sent`. */
+export const recording = (inner: Transport.ClientTransport) =>
+  Effect.gen(function*() {
+    const sent = yield* Ref.make<ReadonlyArray<JsonRpc.Request>>([])
+    const transport: Transport.ClientTransport = {
+      ...inner,
+      request: (message, options) =>
+        Effect.zipRight(Ref.update(sent, (xs) => [...xs, message]), inner.request(message, options))
+    }
+    return { transport, sent }
+  })
