@@ -28,6 +28,7 @@ import type { AuthInfo } from "../RequestContext.js"
 import * as H from "./headers.js"
 import * as Http from "./http.js"
 import * as Sessions from "./httpSession.js"
+import * as Core from "./server.js"
 
 const { McpError } = JsonRpc
 
@@ -337,24 +338,16 @@ export const makeHandler = (
         }
       })
 
-    /**
-     * A 400 for a body that is not a readable JSON-RPC message. Without a readable id: `"id": null`
-     * in a known 2025-06-18 session (its schema requires an id), no `id` otherwise (2025-11-25 and
-     * 2026-07-28 make it optional and do not admit null) — the rule of `McpServer.dispatch` and
-     * the stdio server.
-     */
+    /** A 400 for a body that is not a valid request: the core's id rule, with the session if known. */
     const unreadable = (headers: Headers.Headers, error: JsonRpc.McpError, id: JsonRpc.RequestId | undefined) =>
-      Effect.gen(function*() {
-        if (id !== undefined) return json(400, JsonRpc.failure(id, error))
-        const found = yield* sessionOf(headers)
-        const state = found._tag === "Found" ? yield* Ref.get(found.session.core.state) : undefined
-        return json(
-          400,
-          state?.protocolVersion === "2025-06-18"
-            ? JsonRpc.failureWithNullId(error)
-            : JsonRpc.failure(undefined, error)
-        )
-      })
+      Effect.flatMap(
+        id === undefined ? sessionOf(headers) : Effect.succeed({ _tag: "None" } as const),
+        (found) =>
+          Effect.map(
+            Core.invalidResponse(found._tag === "Found" ? found.session.core : undefined, id, error),
+            (message) => json(400, message)
+          )
+      )
 
     /** Notifications and responses: 202, no body (EC-12, EC-14, EC-27). */
     const accepted = (headers: Headers.Headers, notification: JsonRpc.Notification | undefined) =>

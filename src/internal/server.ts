@@ -27,7 +27,7 @@ import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirector
 import * as Skill from "./skill.js"
 import { listen, subscribe } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
-import type { AnyOptions, ChangeEvent, DispatchOptions, Options, Reply, Server } from "./types.js"
+import type { AnyOptions, ChangeEvent, DispatchOptions, Options, Reply, Server, Session } from "./types.js"
 import * as Visibility from "./visibility.js"
 export { statusOf } from "./failure.js"
 export {
@@ -186,6 +186,22 @@ const isSupportedModern = (server: Server, version: string): boolean =>
 // dispatch
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The error response to a message that is not a valid request (unreadable JSON, a bad envelope),
+ * on every transport. Without a readable id: `"id": null` in a 2025-06-18 session, whose schema
+ * requires an id (JSON-RPC: null when unreadable); later revisions make it optional and do not
+ * admit null, so there (and without a session) it is omitted.
+ */
+export const invalidResponse = (
+  session: Session | undefined,
+  id: JsonRpc.RequestId | undefined,
+  error: JsonRpc.McpError
+): Effect.Effect<JsonRpc.Response> =>
+  id !== undefined || session === undefined
+    ? Effect.succeed(JsonRpc.failure(id, error))
+    : Effect.map(Ref.get(session.state), (s) =>
+      s?.protocolVersion === "2025-06-18" ? JsonRpc.failureWithNullId(error) : JsonRpc.failure(undefined, error))
+
 /** Handles one decoded JSON value. Never fails: every problem becomes a reply. */
 export const dispatch = (
   server: Server,
@@ -196,16 +212,8 @@ export const dispatch = (
   switch (classified._tag) {
     case "Invalid":
       return Effect.map(
-        options.session === undefined ? Effect.succeed(undefined) : Ref.get(options.session.state),
-        (s) =>
-          Option.some({
-            // 2025-06-18 requires an id on error responses (JSON-RPC: null when unreadable); later
-            // revisions make it optional and do not admit null, so there it is omitted.
-            message: classified.id === undefined && s?.protocolVersion === "2025-06-18"
-              ? JsonRpc.failureWithNullId(classified.error)
-              : JsonRpc.failure(classified.id, classified.error),
-            status: 400
-          })
+        invalidResponse(options.session, classified.id, classified.error),
+        (message) => Option.some({ message, status: 400 })
       )
     case "Response":
       return Effect.succeedNone

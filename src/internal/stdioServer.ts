@@ -18,6 +18,7 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
 import * as McpServer from "../McpServer.js"
 import { TransportError } from "../Transport.js"
+import * as Core from "./server.js"
 import * as ServerRequests from "./serverRequests.js"
 import * as Frame from "./stdioFrame.js"
 
@@ -95,16 +96,9 @@ export const serve = <E, E2, R, R2>(
         (reply) => Option.isSome(reply) ? write(reply.value.message) : Effect.void
       )
 
-    // An error for a line whose id cannot be read: no `id` (2025-11-25, 2026-07-28), or
-    // `"id": null` in a 2025-06-18 session, whose schema requires one (the rule
-    // `McpServer.dispatch` applies to unreadable JSON; mirrored here for non-JSON and long lines).
+    // An error for a line whose id cannot be read (non-JSON, too long): the core's rule.
     const unreadable = (error: JsonRpc.McpError): Effect.Effect<void> =>
-      Effect.flatMap(session.state.get, (state) =>
-        write(
-          state?.protocolVersion === "2025-06-18"
-            ? JsonRpc.failureWithNullId(error)
-            : JsonRpc.failure(undefined, error)
-        ))
+      Effect.flatMap(Core.invalidResponse(session, undefined, error), write)
 
     const cancel = (params: JsonRpc.JsonObject | undefined): Effect.Effect<void> =>
       Effect.gen(function*() {
