@@ -5,11 +5,13 @@
  *   BENCH_PROFILE=1 …   also profiles the server process the `stdio` / `read` / `http` targets spawn
  *
  * Targets: `handle` (McpServer.handleMessage, modern tools/call), `inprocess` (McpClient over
- * InProcess), `stdio` (our client → our stdio server, sequential), `stdio-raw` (raw client → our
+ * InProcess), `stdio` (our client → our stdio server, sequential), `stdio-sdk` (the SDK v2 client → its stdio server, sequential), `stdio-raw` (raw client → our
  * stdio server, 32 in flight), `stdio-raw1` (the same, sequential), `read` (raw client → 1 MiB resources/read), `http` (modern and
  * legacy tools/call against our HTTP server, 1 connection each), `web` (modern tools/call through
  * WebHandler.toWebHandler, in-process: our HTTP layer without sockets). Summarise with bench/profile.ts.
  */
+import { Client as ClientV2 } from "@modelcontextprotocol/client"
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -95,6 +97,16 @@ const targets: Record<string, () => Promise<void>> = {
     )
     report("stdio callTool (ours → ours)", t)
     await Effect.runPromise(Scope.close(scope, Exit.void))
+  },
+  "stdio-sdk": async () => {
+    // The SDK v2 client → the SDK v2 stdio server, sequential: the client CPU/call to compare with `stdio`.
+    const { args, command } = serverCommand("sdk-v2-stdio.ts", [], "hot-stdio-sdk-server")
+    const client = new ClientV2({ name: "hot", version: "0.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } })
+    await client.connect(new StdioV2({ command, args, stderr: "pipe" }))
+    cpuMark = process.cpuUsage()
+    const t = await runBounded(() => client.callTool(call), 1, bounds)
+    report("stdio callTool (sdk-v2 → sdk-v2)", t)
+    await client.close()
   },
   "stdio-raw": async () => {
     const client = new LineClient("ours-stdio.ts", [], "hot-stdio-raw-server")
