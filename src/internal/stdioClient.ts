@@ -4,9 +4,6 @@
  *
  * @internal
  */
-import * as Command from "@effect/platform/Command"
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -25,6 +22,7 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
 import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
+import * as ChildProcess from "./childProcess.js"
 import { makeRequestHandlers } from "./clientTransport.js"
 import { MAX_TIMER_MILLIS, timeoutError } from "./deadline.js"
 import * as Frame from "./stdioFrame.js"
@@ -80,7 +78,11 @@ interface Connection {
   readonly pid: number
   /** Owns the process and its fibers; closed when the process is gone. */
   readonly scope: Scope.CloseableScope
-  readonly outbox: Mailbox.Mailbox<string>
+  /**
+   * Writes one line to the process's stdin (lines sent in the same tick go out in one write);
+   * `false` once the process is gone or its stdin is closed.
+   */
+  readonly send: (line: string) => boolean
   /** Fails (with why) when this process's stdout ended or the process exited. */
   readonly ended: Deferred.Deferred<never, TransportError>
   /** Closes stdin, then SIGTERM, then SIGKILL; waits for the exit. */
@@ -118,9 +120,78 @@ const timeoutMillis = (timeout: Duration.DurationInput | undefined): number | un
 
 const preview = (text: string): string => text.length > 200 ? `${text.slice(0, 200)}…` : text
 
+/** Reading stops (stdout is paused) while this many lines wait to be handled; resumes below a quarter. */
+const INBOX_HIGH_WATER = 1024
+
+/**
+ * Reads lines from a Node stream in 'data' callbacks, without a Stream: each line is decoded at
+ * once; `settle` may finish it synchronously (a response whose caller waits) when nothing read
+ * earlier is still queued; every other line is handled in order by one fiber. Succeeds when the
+ * stream ended and every line was handled.
+ */
+const readLines = <A>(
+  readable: ChildProcess.PipeOut,
+  maxLineBytes: number,
+  decode: (frame: Frame.Frame) => A,
+  settle: (item: A) => boolean,
+  handle: (item: A) => Effect.Effect<void>
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const splitter = Frame.makeSplitter(maxLineBytes)
+    const inbox = yield* Mailbox.make<A>()
+    let queued = 0
+    let paused = false
+    let failure: unknown = undefined
+    const accept = (frames: Array<Frame.Frame>): void => {
+      for (const frame of frames) {
+        const item = decode(frame)
+        if (queued === 0 && settle(item)) continue
+        queued++
+        inbox.unsafeOffer(item)
+      }
+      if (!paused && queued >= INBOX_HIGH_WATER) {
+        paused = true
+        readable.pause()
+      }
+    }
+    const onData = (chunk: unknown): void => {
+      if (chunk instanceof Uint8Array) accept(splitter.push(chunk))
+    }
+    const onEnd = (): void => {
+      readable.off("data", onData)
+      accept(splitter.end())
+      inbox.unsafeDone(Exit.void)
+    }
+    const onError = (error: unknown): void => {
+      failure = error
+      onEnd()
+    }
+    readable.on("data", onData)
+    readable.once("end", onEnd)
+    readable.once("error", onError)
+    const loop: Effect.Effect<void> = Effect.flatMap(inbox.takeAll, ([items, done]) =>
+      Effect.zipRight(
+        Effect.forEach(items, (item) => Effect.ensuring(handle(item), Effect.sync(() => queued--)), { discard: true }),
+        Effect.suspend(() => {
+          if (paused && queued < INBOX_HIGH_WATER / 4) {
+            paused = false
+            readable.resume()
+          }
+          if (!done) return loop
+          return failure === undefined ? Effect.void : Effect.logDebug("reading from the process failed", failure)
+        })
+      ))
+    return yield* loop.pipe(Effect.ensuring(Effect.sync(() => {
+      readable.off("data", onData)
+      readable.off("end", onEnd)
+      readable.off("error", onError)
+    })))
+  })
+
 export const spawn = (
-  options: SpawnOptions
-): Effect.Effect<StdioClientTransport, TransportError, Scope.Scope | CommandExecutor.CommandExecutor> =>
+  options: SpawnOptions,
+  spawnProcess: ChildProcess.SpawnProcess
+): Effect.Effect<StdioClientTransport, TransportError, Scope.Scope> =>
   Effect.gen(function*() {
     const closeTimeout = options.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT
     const maxLineBytes = Math.max(1, Math.floor(options.maxLineBytes ?? DEFAULT_CLIENT_MAX_LINE_BYTES))
@@ -129,18 +200,18 @@ export const spawn = (
     // Each process lives in a child of this scope, made before `close` is registered, so `close`
     // (the graceful stdin → SIGTERM → SIGKILL sequence) runs before any process scope closes.
     const processes = yield* Scope.fork(transportScope, ExecutionStrategy.sequential)
-    const executor = yield* CommandExecutor.CommandExecutor
-
-    let command = Command.make(options.command, ...(options.args ?? []))
-    if (options.env !== undefined) command = Command.env(command, options.env)
-    if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
-    command = Command.stderr(command, onStderr === undefined ? "inherit" : "pipe")
+    const spec: ChildProcess.Spec = {
+      command: options.command,
+      args: options.args ?? [],
+      env: options.env,
+      cwd: options.cwd,
+      stderr: onStderr === undefined ? "inherit" : "pipe"
+    }
 
     const state = yield* Ref.make<State>({
       closed: undefined,
       connection: yield* Deferred.make<Connection, TransportError>()
     })
-    const encoder = new TextEncoder()
     // Server→client requests (legacy) run in their own fibers, keyed by the server's id, so a
     // slow answer (a user filling a form) never holds up the reader, and the server's
     // `notifications/cancelled` can interrupt it.
@@ -231,57 +302,72 @@ export const spawn = (
         for (const handler of handlers) yield* safely(handler(notification))
       })
 
-    const sendOn = (outbox: Mailbox.Mailbox<string>, message: JsonRpc.Message): Effect.Effect<boolean> =>
-      outbox.offer(JsonRpc.encode(message) + "\n")
+    type Send = (line: string) => boolean
+    const sendOn = (send: Send, message: JsonRpc.Message): Effect.Effect<boolean> =>
+      Effect.sync(() => send(JsonRpc.encode(message) + "\n"))
 
-    const onFrame = (outbox: Mailbox.Mailbox<string>) => (frame: Frame.Frame): Effect.Effect<void> => {
-      if (frame._tag === "Oversized") {
-        return Effect.logWarning(`dropped a line of ${frame.bytes} bytes from the server (limit ${maxLineBytes})`)
-      }
+    /** A line from the server, parsed once. */
+    type Incoming =
+      | JsonRpc.Classified
+      | { readonly _tag: "Oversized"; readonly bytes: number }
+      | { readonly _tag: "NotJson"; readonly text: string }
+
+    const decode = (frame: Frame.Frame): Incoming => {
+      if (frame._tag === "Oversized") return frame
       const value = parseJson(frame.text)
-      if (Option.isNone(value)) {
-        return Effect.logWarning(`skipped a line from the server that is not JSON: ${preview(frame.text)}`)
-      }
-      const classified = JsonRpc.classify(value.value)
-      switch (classified._tag) {
+      if (Option.isNone(value)) return { _tag: "NotJson", text: frame.text }
+      return JsonRpc.classify(value.value)
+    }
+
+    /** A response whose caller waits, settled synchronously from the read callback. */
+    const settle = (incoming: Incoming): boolean => {
+      if (incoming._tag !== "Response") return false
+      const id = incoming.message.id
+      if (id === undefined || id === null) return false
+      const entry = unsafeTake(id)
+      if (entry === undefined) return false
+      Deferred.unsafeDone(entry.deferred, Exit.succeed(incoming.message))
+      return true
+    }
+
+    const handle = (send: Send) => (incoming: Incoming): Effect.Effect<void> => {
+      switch (incoming._tag) {
+        case "Oversized":
+          return Effect.logWarning(`dropped a line of ${incoming.bytes} bytes from the server (limit ${maxLineBytes})`)
+        case "NotJson":
+          return Effect.logWarning(`skipped a line from the server that is not JSON: ${preview(incoming.text)}`)
         case "Response": {
-          const response = classified.message
+          if (settle(incoming)) return Effect.void
+          const response = incoming.message
           if (response.id === undefined || response.id === null) {
             return Effect.logWarning("the server sent an error not tied to a request").pipe(
               Effect.annotateLogs("error", JsonRpc.encode(response))
             )
           }
-          const id = response.id
-          const entry = unsafeTake(id)
-          if (entry === undefined) {
-            return Effect.logDebug("a response for a request that is not pending (unknown, or cancelled)").pipe(
-              Effect.annotateLogs("requestId", id)
-            )
-          }
-          Deferred.unsafeDone(entry.deferred, Exit.succeed(response))
-          return Effect.void
+          return Effect.logDebug("a response for a request that is not pending (unknown, or cancelled)").pipe(
+            Effect.annotateLogs("requestId", response.id)
+          )
         }
         case "Notification":
-          return route(classified.message)
+          return route(incoming.message)
         case "Request": {
-          const request = classified.message
+          const request = incoming.message
           return FiberMap.run(
             serverRequests,
             request.id,
-            Effect.flatMap(handlers.answer(request), (response) => sendOn(outbox, response)),
+            Effect.flatMap(handlers.answer(request), (response) => sendOn(send, response)),
             { onlyIfMissing: true }
           ).pipe(Effect.asVoid)
         }
         case "Invalid":
-          return Effect.logWarning(`skipped an invalid message from the server: ${preview(frame.text)}`)
+          return Effect.logWarning(`skipped an invalid message from the server: ${incoming.error.message}`)
       }
     }
 
-    /** Starts one server process with its reader, writer, stderr reader and exit watcher. */
+    /** Starts one server process with its reader, stderr reader and exit watcher. */
     const start: Effect.Effect<Connection, TransportError> = Effect.gen(function*() {
       const scope = yield* Scope.fork(processes, ExecutionStrategy.sequential)
-      const proc = yield* Command.start(command).pipe(
-        Effect.provideService(CommandExecutor.CommandExecutor, executor),
+      const child = yield* ChildProcess.spawn(spawnProcess, spec).pipe(
         Scope.extend(scope),
         Effect.mapError((cause) =>
           new TransportError({
@@ -292,17 +378,43 @@ export const spawn = (
         ),
         Effect.onError(() => Scope.close(scope, Exit.void))
       )
-      // Unbounded: callers are bounded by awaiting their replies, and a cancel notification sent
-      // by an interrupted caller must never wait behind a full buffer.
-      const outbox = yield* Mailbox.make<string>()
       const ended = yield* Deferred.make<never, TransportError>()
       const fork = <A, E>(effect: Effect.Effect<A, E>) => Effect.forkIn(effect, scope)
+
+      // Writes go straight to the pipe from the calling fiber. Unbounded: callers are bounded by
+      // awaiting their replies, and a cancel notification sent by an interrupted caller must never
+      // wait. The first line of a tick is written at once (no added latency when sequential);
+      // lines sent later in the same tick join one write on the next tick.
+      let writable = true
+      let batch: Array<string> | undefined
+      const flushBatch = (): void => {
+        const lines = batch
+        batch = undefined
+        if (lines !== undefined && lines.length > 0 && writable) child.stdin.write(lines.join(""))
+      }
+      const send: Send = (line) => {
+        if (!writable) return false
+        if (batch !== undefined) {
+          batch.push(line)
+          return true
+        }
+        batch = []
+        process.nextTick(flushBatch)
+        child.stdin.write(line)
+        return true
+      }
+      const closeStdin = (): void => {
+        if (!writable) return
+        flushBatch()
+        writable = false
+        child.stdin.end()
+      }
 
       /** This process is gone: fail what waits on it, then restart or close for good. */
       const lost = (error: TransportError): Effect.Effect<void> =>
         Effect.gen(function*() {
           if (!(yield* Deferred.fail(ended, error))) return
-          yield* outbox.end
+          writable = false
           yield* FiberMap.clear(serverRequests)
           const st = yield* Ref.get(state)
           if (st.closed !== undefined || options.restart === undefined) return yield* closeForGood(error)
@@ -312,46 +424,42 @@ export const spawn = (
           yield* Effect.forkIn(Effect.interruptible(restart(error, scope, next)), transportScope)
         }).pipe(Effect.uninterruptible)
 
-      const writer = yield* Mailbox.toStream(outbox).pipe(
-        Stream.mapChunks((lines) => Chunk.of(encoder.encode(Chunk.join(lines, "")))),
-        Stream.run(proc.stdin),
-        Effect.catchAll((cause) =>
-          Effect.logDebug("writing to the server's stdin failed", cause).pipe(
-            Effect.zipRight(lost(closedError("writing to the server's stdin failed")))
-          )
-        ),
+      // A write that fails (EPIPE: the process is gone) ends this connection.
+      const stdinFailed = yield* Deferred.make<void>()
+      const onStdinError = (): void => {
+        writable = false
+        Deferred.unsafeDone(stdinFailed, Exit.void)
+      }
+      child.stdin.on("error", onStdinError)
+      yield* Scope.addFinalizer(scope, Effect.sync(() => child.stdin.off("error", onStdinError)))
+      yield* Deferred.await(stdinFailed).pipe(
+        Effect.zipRight(Effect.logDebug("writing to the server's stdin failed")),
+        Effect.zipRight(lost(closedError("writing to the server's stdin failed"))),
         fork
       )
 
-      const reader = yield* proc.stdout.pipe(
-        Frame.frames(maxLineBytes),
-        Stream.runForEach(onFrame(outbox)),
-        Effect.catchAll((cause) => Effect.logDebug("reading the server's stdout failed", cause)),
+      const reader = yield* readLines(child.stdout, maxLineBytes, decode, settle, handle(send)).pipe(
         Effect.ensuring(lost(closedError("the server closed its stdout"))),
         fork
       )
 
-      if (onStderr !== undefined) {
-        yield* proc.stderr.pipe(
-          Frame.frames(STDERR_MAX_LINE_BYTES),
-          Stream.runForEach((frame) =>
-            frame._tag === "Line"
-              ? safely(onStderr(frame.text))
-              : Effect.logDebug(`dropped a stderr line of ${frame.bytes} bytes`)
-          ),
-          Effect.catchAll((cause) => Effect.logDebug("reading the server's stderr failed", cause)),
-          fork
-        )
+      if (onStderr !== undefined && child.stderr !== undefined) {
+        yield* readLines(child.stderr, STDERR_MAX_LINE_BYTES, (frame) =>
+          frame, () =>
+          false, (frame) =>
+          frame._tag === "Line"
+            ? safely(onStderr(frame.text))
+            : Effect.logDebug(`dropped a stderr line of ${frame.bytes} bytes`)).pipe(fork)
       }
 
       // When the process exits, let the reader drain what is left in the pipe, then close.
-      yield* Effect.exit(proc.exitCode).pipe(
-        Effect.flatMap((exit) =>
+      yield* child.exited.pipe(
+        Effect.flatMap((status) =>
           Fiber.await(reader).pipe(
             Effect.timeoutOption(EXIT_GRACE),
             Effect.zipRight(lost(closedError(
-              Exit.isSuccess(exit)
-                ? `the server process exited with code ${exit.value}`
+              status.code !== null
+                ? `the server process exited with code ${status.code}`
                 : "the server process was terminated by a signal"
             )))
           )
@@ -364,25 +472,26 @@ export const spawn = (
       const bounded = <A>(wait: Effect.Effect<A>, limit: Duration.DurationInput): Effect.Effect<Option.Option<A>> =>
         Effect.interruptible(wait).pipe(Effect.timeoutOption(limit))
       const exitedWithin = (step: Effect.Effect<unknown>): Effect.Effect<boolean> =>
-        bounded(Effect.zipRight(step, Effect.exit(proc.exitCode)), closeTimeout).pipe(Effect.map(Option.isSome))
+        bounded(Effect.zipRight(step, child.exited), closeTimeout).pipe(Effect.map(Option.isSome))
 
       // close stdin → wait → SIGTERM → wait → SIGKILL (protocol.md §19.1).
       const shutdown = Effect.gen(function*() {
-        yield* outbox.end
-        let exited = yield* exitedWithin(Fiber.await(writer))
+        let exited = yield* exitedWithin(Effect.sync(closeStdin))
         if (!exited) {
           yield* Effect.logDebug(`the server did not exit within ${Duration.format(closeTimeout)} of stdin closing`)
-          exited = yield* exitedWithin(Effect.exit(proc.kill("SIGTERM")))
+          exited = yield* exitedWithin(child.kill("SIGTERM"))
         }
         if (!exited) {
           yield* Effect.logWarning("the server ignored SIGTERM; sending SIGKILL")
-          exited = yield* exitedWithin(Effect.exit(proc.kill("SIGKILL")))
+          exited = yield* exitedWithin(child.kill("SIGKILL"))
         }
-        if (!exited) yield* Effect.logError(`the server process ${proc.pid} did not exit after SIGKILL`)
+        if (!exited) {
+          yield* Effect.logError(`the server process ${child.pid} did not exit after SIGKILL`)
+        }
         yield* bounded(Fiber.await(reader), EXIT_GRACE)
       }).pipe(Effect.uninterruptible)
 
-      return { pid: proc.pid, scope, outbox, ended, shutdown }
+      return { pid: child.pid, scope, send, ended, shutdown }
     })
 
     /** A request on one given process (the current one, or a restarted one being set up). */
@@ -393,7 +502,9 @@ export const spawn = (
     ): Effect.Effect<JsonRpc.Response, TransportError> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(Ref.get(state), (s) => {
-          if (s.closed !== undefined) return Effect.fail(s.closed)
+          if (s.closed !== undefined) {
+            return Effect.fail(s.closed)
+          }
           if (pending.has(message.id)) {
             return Effect.fail(
               new TransportError({
@@ -408,7 +519,7 @@ export const spawn = (
             progressToken: progressTokenOf(message),
             onNotification: requestOptions?.onNotification
           })
-          if (!connection.outbox.unsafeOffer(JsonRpc.encode(message) + "\n")) {
+          if (!connection.send(JsonRpc.encode(message) + "\n")) {
             pending.delete(message.id)
             return Effect.fail(closedError("the server process is gone"))
           }
@@ -420,7 +531,9 @@ export const spawn = (
           }, millis)
           return restore(Deferred.await(deferred)).pipe(
             Effect.onExit((exit) => {
-              if (timer !== undefined) clearTimeout(timer)
+              if (timer !== undefined) {
+                clearTimeout(timer)
+              }
               return Exit.isSuccess(exit) ? Effect.void : cancel(connection, message)
             })
           )
@@ -433,7 +546,7 @@ export const spawn = (
         unsafeTake(message.id) === undefined || message.method === McpSchema.Method.initialize
           ? Effect.void
           : Effect.asVoid(sendOn(
-            connection.outbox,
+            connection.send,
             JsonRpc.notification(McpSchema.Method.cancelled, {
               requestId: message.id,
               reason: "The client cancelled the request"
@@ -444,19 +557,23 @@ export const spawn = (
     /** The current process; waits while the transport restarts one. */
     const current: Effect.Effect<Connection, TransportError> = Effect.flatMap(
       Ref.get(state),
-      (s) => s.closed !== undefined ? Effect.fail(s.closed) : Deferred.await(s.connection)
+      (s) =>
+        s.closed !== undefined ? Effect.fail(s.closed) : Deferred.await(s.connection)
     )
 
     /** A new process, with the legacy handshake replayed when the first one had one (EC-15 on stdio). */
     const startAndReplay: Effect.Effect<Connection, TransportError> = Effect.gen(function*() {
       const connection = yield* start
       const { init, initialized } = yield* Ref.get(handshake)
-      if (init === undefined) return connection
+      if (init === undefined) {
+        return connection
+      }
       const replay = Effect.gen(function*() {
         const response = yield* requestOn(connection, init).pipe(
           Effect.timeoutFail({
             duration: REPLAY_TIMEOUT,
-            onTimeout: () => closedError("the restarted server did not answer initialize")
+            onTimeout: () =>
+              closedError("the restarted server did not answer initialize")
           })
         )
         if (JsonRpc.isErrorResponse(response)) {
@@ -465,9 +582,13 @@ export const spawn = (
             message: `the restarted server refused initialize: ${response.error.message}`
           })
         }
-        if (initialized) yield* sendOn(connection.outbox, JsonRpc.notification(McpSchema.Method.initialized))
+        if (initialized) {
+          yield* sendOn(connection.send, JsonRpc.notification(McpSchema.Method.initialized))
+        }
       })
-      yield* replay.pipe(Effect.onError(() => Scope.close(connection.scope, Exit.void)))
+      yield* replay.pipe(Effect.onError(() =>
+        Scope.close(connection.scope, Exit.void)
+      ))
       return connection
     })
 
@@ -571,7 +692,7 @@ export const spawn = (
     const notify = (message: JsonRpc.Notification): Effect.Effect<void, TransportError> =>
       Effect.gen(function*() {
         const connection = yield* current
-        if (!(yield* sendOn(connection.outbox, message))) return yield* closedError("the server process is gone")
+        if (!(yield* sendOn(connection.send, message))) return yield* closedError("the server process is gone")
         if (message.method === McpSchema.Method.initialized) {
           yield* Ref.update(handshake, (h) => ({ ...h, initialized: true }))
         }

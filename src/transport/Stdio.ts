@@ -306,28 +306,23 @@ export type SpawnOptions = client.SpawnOptions
  */
 export type StdioClientTransport = client.StdioClientTransport
 
-// The spawning half (the client and `@effect/platform-node`'s CommandExecutor and FileSystem) is
-// loaded on the first `spawn`, so that a server process serving `run` does not load it.
+// The spawning half (the client, and `node:child_process`) is loaded on the first `spawn`, so that
+// a server process serving `run` does not load it.
 let spawnLoaded:
   | Promise<(options: SpawnOptions) => Effect.Effect<StdioClientTransport, TransportError, Scope.Scope>>
   | undefined
 const loadSpawn = Effect.promise(() =>
-  spawnLoaded ??= Promise.all([
-    import("../internal/stdioClient.js"),
-    import("@effect/platform-node/NodeCommandExecutor"),
-    import("@effect/platform-node/NodeFileSystem")
-  ]).then(([client, NodeCommandExecutor, NodeFileSystem]) => {
-    const CommandExecutorLive = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))
-    return (options: SpawnOptions) => client.spawn(options).pipe(Effect.provide(CommandExecutorLive))
-  })
+  spawnLoaded ??= Promise.all([import("../internal/stdioClient.js"), import("node:child_process")]).then(
+    ([client, ChildProcess]) => (options: SpawnOptions) => client.spawn(options, ChildProcess.spawn)
+  )
 )
 
 /**
  * Starts an MCP server process and connects to it over its stdin/stdout.
  *
  * The process belongs to the Scope: closing the Scope (including when the fiber using the
- * transport is interrupted) runs `close`, so no child outlives it. Node's `CommandExecutor`
- * (`@effect/platform-node`) is provided inside, so only `Scope` is required.
+ * transport is interrupted) runs `close`, so no child outlives it. The process is started with
+ * Node's `child_process` in a process group of its own; only `Scope` is required.
  *
  * Fails with `TransportError` `"Spawn"` when the program cannot be started (not found, bad
  * `cwd`).

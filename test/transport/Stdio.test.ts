@@ -752,6 +752,31 @@ describe("Stdio.spawn (scripted peer)", () => {
       expect(yield* Ref.get(unrouted)).toEqual(["notifications/tools/list_changed"])
     }))
 
+  it.scopedLive("a flood of notifications reaches the handler whole and in order, before the response that follows it", () =>
+    Effect.gen(function*() {
+      // More lines than the client queues before it pauses the pipe (1,024): the handler holds
+      // the first one until the rest are read, so the pipe is paused and must resume. Nothing is
+      // lost, and the response written after them does not overtake them.
+      const count = 5_000
+      const { transport } = yield* spawnFixture(FAKE)
+      const gate = yield* Deferred.make<void>()
+      yield* Deferred.succeed(gate, undefined).pipe(Effect.delay("300 millis"), Effect.forkScoped)
+      const seen: Array<unknown> = []
+      const response = yield* transport.request(
+        JsonRpc.request(9, "flood", { count, _meta: { progressToken: "tok-9" } }),
+        {
+          onNotification: (n) =>
+            Effect.zipRight(
+              n.params?.progress === 1 ? Deferred.await(gate) : Effect.void,
+              Effect.sync(() => seen.push(n.params?.progress))
+            )
+        }
+      ).pipe(Effect.timeout(WAIT))
+      expect(resultOf(response)).toEqual({ flooded: count })
+      expect(seen.length).toBe(count)
+      expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1))
+    }))
+
   it.scopedLive("close escalates to SIGTERM, then SIGKILL, for a server that ignores both EOF and SIGTERM", () =>
     Effect.gen(function*() {
       const { transport, stderr } = yield* spawnFixture(FAKE, { args: ["--stubborn"], closeTimeout: "200 millis" })
