@@ -8,10 +8,12 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberMap from "effect/FiberMap"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../JsonRpc.js"
@@ -31,6 +33,11 @@ export interface ServeOptions<E = never, E2 = never, R = never, R2 = never> {
    * passes `process.stdout`): no writer fiber and no channel steps per response.
    */
   readonly writable?: Writable | undefined
+  /**
+   * When set, bytes are read straight from this stream with `data` events instead of from
+   * `stdin` (`Stdio.run` passes `process.stdin`): no Stream and no channel steps per chunk.
+   */
+  readonly readable?: Readable | undefined
   readonly maxLineBytes?: number | undefined
   readonly drainTimeout?: Duration.DurationInput | undefined
 }
@@ -43,6 +50,16 @@ export interface Writable {
   readonly writableFinished: boolean
   readonly on: (event: string, listener: (...args: Array<unknown>) => void) => unknown
   readonly off: (event: string, listener: (...args: Array<unknown>) => void) => unknown
+}
+
+/** The part of a Node `Readable` (e.g. `process.stdin`) that `serve` reads bytes from. */
+export interface Readable {
+  /** `false` once the stream has ended or was destroyed. */
+  readonly readable: boolean
+  readonly on: (event: string, listener: (...args: Array<unknown>) => void) => unknown
+  readonly off: (event: string, listener: (...args: Array<unknown>) => void) => unknown
+  readonly pause: () => unknown
+  readonly resume: () => unknown
 }
 
 /** Lines waiting for the writer; a slow reader of stdout applies backpressure beyond this. */
@@ -75,7 +92,7 @@ export const serve = <E, E2, R, R2>(
     const write = (message: JsonRpc.Message): Effect.Effect<void> => output.write(JsonRpc.encode(message) + "\n")
     const notify = (notification: JsonRpc.Notification): Effect.Effect<void> => write(notification)
 
-    const inflight = yield* FiberMap.make<JsonRpc.RequestId, void, never>()
+    const inflight = yield* makeInflight
 
     // The session's unsolicited notifications (legacy list_changed, resources/updated) share the
     // pipe; subscribed before the first line is read.
@@ -104,8 +121,8 @@ export const serve = <E, E2, R, R2>(
       Effect.gen(function*() {
         const requestId = params?.requestId
         if (!JsonRpc.isRequestId(requestId)) return
-        const fiber = FiberMap.unsafeGet(inflight, requestId)
-        if (Option.isNone(fiber)) {
+        const fiber = inflight.fibers.get(requestId)
+        if (fiber === undefined) {
           return yield* Effect.logDebug("notifications/cancelled for a request that is not in flight").pipe(
             Effect.annotateLogs("requestId", requestId)
           )
@@ -113,24 +130,27 @@ export const serve = <E, E2, R, R2>(
         // Do not wait for the handler's finalizers here: the reader keeps reading meanwhile.
         // The fiber leaves the map by itself once it is done; it never writes its reply.
         const self = yield* Effect.fiberId
-        yield* Fiber.interruptAsFork(fiber.value, self)
+        yield* Fiber.interruptAsFork(fiber, self)
       })
 
-    const onRequest = (request: JsonRpc.Request, value: unknown): Effect.Effect<void> => {
+    const onRequest = (request: JsonRpc.Request, value: unknown): Effect.Effect<void> | undefined => {
       if (request.method === McpSchema.Method.initialize) {
         // Run inline: it is fast, MUST NOT be cancelled, and requests read after it must see
         // the session it creates.
         return answer(value)
       }
-      if (FiberMap.unsafeHas(inflight, request.id)) {
+      if (inflight.fibers.has(request.id)) {
         return Effect.logWarning("a request reuses the id of a request still in flight; ignored").pipe(
           Effect.annotateLogs("requestId", request.id)
         )
       }
-      return Effect.asVoid(FiberMap.run(inflight, request.id, answer(value), { onlyIfMissing: true }))
+      inflight.start(request.id, answer(value))
+      return undefined
     }
 
-    const onFrame = (frame: Frame.Frame): Effect.Effect<void> => {
+    // Handles one frame, in arrival order: returns what is still to run before the next frame is
+    // handled, or `undefined` when the frame is handled already (a request started in its fiber).
+    const onFrame = (frame: Frame.Frame): Effect.Effect<void> | undefined => {
       if (frame._tag === "Oversized") {
         return Effect.logWarning(`dropped an incoming line of ${frame.bytes} bytes (limit ${maxLineBytes})`).pipe(
           Effect.zipRight(unreadable(
@@ -162,27 +182,199 @@ export const serve = <E, E2, R, R2>(
       }
     }
 
-    const reading = options.stdin.pipe(
-      Stream.mapError((cause) =>
-        new TransportError({ reason: "Closed", message: "reading stdin failed", cause })
-      ),
-      Frame.frames(maxLineBytes),
-      Stream.runForEach(onFrame)
-    )
+    const reading = options.readable === undefined
+      ? options.stdin.pipe(
+        Stream.mapError(readFailed),
+        Frame.frames(maxLineBytes),
+        Stream.runForEach((frame) =>
+          onFrame(frame) ?? Effect.void
+        )
+      )
+      : readableInput(options.readable, Frame.makeSplitter(maxLineBytes), onFrame, inflight.runFork)
     // A writer failure (stdout closed under us) ends the serve at once.
     const writerFailed = output.failed.pipe(Effect.zipRight(Effect.never))
     yield* Effect.raceFirst(reading, writerFailed)
 
     // stdin ended: drain, then interrupt what is left, then flush.
     yield* Deferred.succeed(stopped, undefined)
-    const drained = yield* FiberMap.awaitEmpty(inflight).pipe(Effect.timeoutOption(drainTimeout))
+    const drained = yield* inflight.awaitEmpty.pipe(Effect.timeoutOption(drainTimeout))
     if (Option.isNone(drained)) {
-      const left = yield* FiberMap.size(inflight)
-      yield* Effect.logWarning(`stdin closed; interrupting ${left} request(s) still running after the drain timeout`)
-      yield* FiberMap.clear(inflight)
+      yield* Effect.logWarning(
+        `stdin closed; interrupting ${inflight.fibers.size} request(s) still running after the drain timeout`
+      )
+      yield* inflight.interruptAll
     }
     yield* output.flush
   }).pipe(Effect.scoped)
+
+/**
+ * The requests in flight, by exact id (a `Map`: `0` and `"0"` are different keys). Each request
+ * runs in its own root fiber, started at once (`Runtime.runFork`) with the serving fiber's
+ * context and fiber refs (logger, tracer, span) and default runtime flags, as `FiberMap.run`
+ * does, at a lower cost per request. A fiber leaves the map when it is done; the map's fibers are
+ * interrupted when the serving scope closes.
+ */
+interface Inflight {
+  readonly fibers: ReadonlyMap<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>
+  /** Starts a fiber in the runtime the requests run in (not tracked). */
+  readonly runFork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
+  /** Starts `effect` for `id` (the caller has checked that `id` is not in flight). */
+  readonly start: (id: JsonRpc.RequestId, effect: Effect.Effect<void>) => void
+  /** Resumes once no request is in flight. */
+  readonly awaitEmpty: Effect.Effect<void>
+  /** Interrupts every request in flight and waits for them. */
+  readonly interruptAll: Effect.Effect<void>
+}
+
+const makeInflight: Effect.Effect<Inflight, never, Scope.Scope> = Effect.gen(function*() {
+  const fibers = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
+  const empty = new Set<() => void>()
+  const runtime = Runtime.make({
+    context: yield* Effect.context<never>(),
+    fiberRefs: yield* Effect.getFiberRefs,
+    runtimeFlags: Runtime.defaultRuntime.runtimeFlags
+  })
+  const runFork = Runtime.runFork(runtime)
+  const interruptAll = Effect.suspend(() => Fiber.interruptAll(fibers.values()))
+  yield* Effect.addFinalizer(() => interruptAll)
+  const inflight: Inflight = {
+    fibers,
+    runFork,
+    start: (id, effect) => {
+      const fiber = runFork(effect)
+      if (fiber.unsafePoll() !== null) return
+      fibers.set(id, fiber)
+      fiber.addObserver(() => {
+        fibers.delete(id)
+        if (fibers.size > 0) return
+        for (const resume of empty) resume()
+      })
+    },
+    awaitEmpty: Effect.async<void>((resume) => {
+      if (fibers.size === 0) return resume(Effect.void)
+      const done = (): void => {
+        empty.delete(done)
+        resume(Effect.void)
+      }
+      empty.add(done)
+      return Effect.sync(() => {
+        empty.delete(done)
+      })
+    }),
+    interruptAll
+  }
+  return inflight
+})
+
+const readFailed = (cause: unknown): TransportError =>
+  new TransportError({ reason: "Closed", message: "reading stdin failed", cause })
+
+/** Frames waiting to be handled beyond which `readable` is paused, and below which it resumes. */
+const QUEUE_HIGH = 256
+const QUEUE_LOW = 64
+
+/**
+ * Reads frames from a Node readable with `data` events and the synchronous splitter, and hands
+ * each to `onFrame` in arrival order, without a Stream. What `onFrame` leaves to run is run by
+ * `runFork`; the next frames wait in a queue until it is done (a request is started at once by
+ * `onFrame` itself, so a sequential client costs no fiber beyond the request's own). The
+ * readable is paused while more than `QUEUE_HIGH` frames wait. Succeeds once the readable has
+ * ended and every frame is handled; fails with `TransportError` when reading fails; a defect of
+ * `onFrame`'s Effect ends the reading with that defect, as in the Stream path.
+ */
+const readableInput = (
+  readable: Readable,
+  splitter: ReturnType<typeof Frame.makeSplitter>,
+  onFrame: (frame: Frame.Frame) => Effect.Effect<void> | undefined,
+  runFork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
+): Effect.Effect<void, TransportError> =>
+  Effect.async<void, TransportError>((resume) => {
+    if (!readable.readable) return resume(Effect.void)
+    const encoder = new TextEncoder()
+    // Frames not handled yet: `queue[head]` onwards.
+    let queue: Array<Frame.Frame> = []
+    let head = 0
+    let current: Fiber.RuntimeFiber<void> | undefined
+    let ended = false
+    let paused = false
+    let done = false
+
+    const detach = (): void => {
+      readable.off("data", onData)
+      readable.off("end", onEnd)
+      readable.off("error", onError)
+      readable.pause()
+    }
+    const finish = (effect: Effect.Effect<void, TransportError>): void => {
+      if (done) return
+      done = true
+      detach()
+      resume(effect)
+    }
+    const settled = (exit: Exit.Exit<void>): boolean => {
+      if (Exit.isSuccess(exit)) return true
+      finish(Effect.failCause(exit.cause))
+      return false
+    }
+    const pump = (): void => {
+      while (current === undefined && !done) {
+        const frame = queue[head]
+        if (frame === undefined) {
+          queue = []
+          head = 0
+          break
+        }
+        head++
+        const effect = onFrame(frame)
+        if (effect === undefined) continue
+        const fiber = runFork(effect)
+        const exit = fiber.unsafePoll()
+        if (exit !== null) {
+          if (!settled(exit)) return
+          continue
+        }
+        current = fiber
+        fiber.addObserver((exit) => {
+          current = undefined
+          if (settled(exit)) pump()
+        })
+        return
+      }
+      if (done) return
+      if (paused && queue.length - head <= QUEUE_LOW) {
+        paused = false
+        readable.resume()
+      }
+      if (ended && current === undefined && head === queue.length) finish(Effect.void)
+    }
+    function onData(chunk: unknown): void {
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk instanceof Uint8Array ? chunk : undefined
+      if (bytes === undefined || done) return
+      for (const frame of splitter.push(bytes)) queue.push(frame)
+      pump()
+      if (!paused && !done && queue.length - head > QUEUE_HIGH) {
+        paused = true
+        readable.pause()
+      }
+    }
+    function onEnd(): void {
+      for (const frame of splitter.end()) queue.push(frame)
+      ended = true
+      pump()
+    }
+    function onError(error: unknown): void {
+      finish(Effect.fail(readFailed(error)))
+    }
+    readable.on("data", onData)
+    readable.on("end", onEnd)
+    readable.on("error", onError)
+    readable.resume()
+    return Effect.suspend(() => {
+      done = true
+      detach()
+      return current === undefined ? Effect.void : Fiber.interrupt(current)
+    })
+  })
 
 /** Where the lines go: `write` queues one whole line, in call order. */
 interface Output {

@@ -79,7 +79,7 @@ export const DEFAULT_MAX_LINE_BYTES: number = Frame.DEFAULT_MAX_LINE_BYTES
  *   when it is readable;
  * - an error whose id cannot be read carries no `id`, except in a 2025-06-18 session, whose
  *   schema requires one: there it is `"id": null` (EC-28);
- * - a request → dispatched in its own fiber (a `FiberMap` keyed by the exact id), so a slow
+ * - a request → dispatched in its own fiber (tracked by its exact id), so a slow
  *   tool never holds up the next request; its reply is written whole when it completes, and
  *   request-scoped notifications (progress, log messages) are written before it. A request
  *   reusing the id of one still in flight is ignored (logged). `initialize` runs inline, so
@@ -160,9 +160,11 @@ export interface RunOptions {
 }
 
 /**
- * Serves `server` on this process's stdin and stdout (`NodeStream.stdin`, `NodeSink.stdout`)
- * with {@link layerLogger} installed, and returns once stdin has
- * ended and every reply has been flushed. The process then exits by itself; run it with
+ * Serves `server` on this process's stdin and stdout with {@link layerLogger} installed, and
+ * returns once stdin has ended and every reply has been flushed. Behaves as {@link serve}; it
+ * reads `process.stdin` (`data` events, paused while many lines wait) and writes
+ * `process.stdout` directly, without a `Stream` or `Sink` in between, which costs less CPU per
+ * message. The process then exits by itself; run it with
  * `NodeRuntime.runMain` (as `bin/` and examples do), which also interrupts it on SIGINT/SIGTERM.
  *
  * Never fails: a `TransportError` (stdin or stdout broke, e.g. EPIPE when the client went away)
@@ -193,6 +195,7 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
     stdin: NodeStream.stdin,
     stdout: NodeSink.stdout,
     writable: process.stdout,
+    readable: process.stdin,
     maxLineBytes: options.maxLineBytes,
     drainTimeout: options.drainTimeout
   }).pipe(

@@ -412,6 +412,55 @@ describe("Stdio server (limits and shutdown)", () => {
       assertAllJsonRpc(raw.lines())
     }))
 
+  it.scopedLive("lines arriving in one chunk are handled in order: initialize first, a cancel after its request", () =>
+    Effect.gen(function*() {
+      const raw = yield* startRaw()
+      yield* raw.write(
+        line(request("o-init", "initialize", {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "stdio-test", version: "1.0.0" }
+        })) +
+          line(notification("notifications/initialized")) +
+          // legacy: answered only if the session created by initialize is already there
+          line(request("o-call", "tools/call", { name: "echo", arguments: { text: "after init" } })) +
+          line(call("o-slow", "slow", { ms: 30_000 })) +
+          line(notification("notifications/cancelled", { requestId: "o-slow" })) +
+          line(request("o-ping", "ping"))
+      )
+      const replies = [responseOf(yield* raw.next), responseOf(yield* raw.next), responseOf(yield* raw.next)]
+      expect(replies.map((r) => r.id)).toEqual(["o-init", "o-call", "o-ping"])
+      const echoed = replies[1]
+      expect(echoed && textOf(echoed)).toBe("after init")
+      yield* raw.waitStderr("slow interrupted")
+      yield* raw.end
+      expect(yield* raw.exitCode).toBe(0)
+      expect(raw.lines().length).toBe(3) // nothing for the cancelled request
+    }))
+
+  it.scopedLive("a burst behind a stdout that needs draining loses nothing and keeps its order", () =>
+    Effect.gen(function*() {
+      const raw = yield* startRaw()
+      const count = 2000
+      // The big reply fills the pipe; the -32700 replies that follow wait for it to drain, so the
+      // lines read meanwhile queue up (the server pauses stdin beyond a bound, then resumes: the
+      // ping sent afterwards is read).
+      yield* raw.write(
+        line(call("b-big", "big", { bytes: 4 * 1024 * 1024 - 1024 })) +
+          "not json\n".repeat(count) +
+          line(request("b-ping", "ping"))
+      )
+      const replies: Array<JsonRpc.Response> = []
+      for (let i = 0; i < count + 2; i++) replies.push(responseOf(yield* raw.next))
+      expect(replies[0]?.id).toBe("b-big")
+      expect(replies.slice(1, count + 1).every((r) => !("id" in r) && errorOf(r).code === -32700)).toBe(true)
+      expect(replies[count + 1]?.id).toBe("b-ping")
+      yield* raw.send(request("b-after", "ping"))
+      expect(responseOf(yield* raw.next).id).toBe("b-after")
+      yield* raw.end
+      expect(yield* raw.exitCode).toBe(0)
+    }))
+
   it.scopedLive("a closed stdout (EPIPE) ends serving with an error on stderr; the process exits 1 at stdin EOF", () =>
     Effect.gen(function*() {
       const raw = yield* startRaw()
