@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
+import type * as Frame from "./stdioFrame.js"
 
 type Listener = (...args: Array<unknown>) => void
 
@@ -25,21 +26,12 @@ export interface PipeIn {
   readonly off: (event: string, listener: Listener) => unknown
 }
 
-/** The readable end of a pipe (the child's stdout or stderr); `data` gives `Uint8Array` chunks. */
-export interface PipeOut {
-  readonly on: (event: string, listener: Listener) => unknown
-  readonly once: (event: string, listener: Listener) => unknown
-  readonly off: (event: string, listener: Listener) => unknown
-  readonly pause: () => unknown
-  readonly resume: () => unknown
-}
-
 /** The part of Node's `ChildProcess` that is used. */
 export interface Handle {
   readonly pid?: number | undefined
   readonly stdin: PipeIn | null
-  readonly stdout: PipeOut | null
-  readonly stderr: PipeOut | null
+  readonly stdout: Frame.Readable | null
+  readonly stderr: Frame.Readable | null
   readonly exitCode: number | null
   readonly signalCode: string | null
   readonly kill: (signal: "SIGTERM" | "SIGKILL") => boolean
@@ -74,9 +66,9 @@ export interface Spec {
 export interface Child {
   readonly pid: number
   readonly stdin: PipeIn
-  readonly stdout: PipeOut
+  readonly stdout: Frame.Readable
   /** Set when `Spec.stderr` is `"pipe"`. */
-  readonly stderr: PipeOut | undefined
+  readonly stderr: Frame.Readable | undefined
   /** Succeeds once the process has exited. */
   readonly exited: Effect.Effect<ExitStatus>
   readonly hasExited: () => boolean

@@ -12,10 +12,11 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
-import * as Mailbox from "effect/Mailbox"
+import { identity } from "effect/Function"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -119,74 +120,6 @@ const timeoutMillis = (timeout: Duration.DurationInput | undefined): number | un
 }
 
 const preview = (text: string): string => text.length > 200 ? `${text.slice(0, 200)}…` : text
-
-/** Reading stops (stdout is paused) while this many lines wait to be handled; resumes below a quarter. */
-const INBOX_HIGH_WATER = 1024
-
-/**
- * Reads lines from a Node stream in 'data' callbacks, without a Stream: each line is decoded at
- * once; `settle` may finish it synchronously (a response whose caller waits) when nothing read
- * earlier is still queued; every other line is handled in order by one fiber. Succeeds when the
- * stream ended and every line was handled.
- */
-const readLines = <A>(
-  readable: ChildProcess.PipeOut,
-  maxLineBytes: number,
-  decode: (frame: Frame.Frame) => A,
-  settle: (item: A) => boolean,
-  handle: (item: A) => Effect.Effect<void>
-): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    const splitter = Frame.makeSplitter(maxLineBytes)
-    const inbox = yield* Mailbox.make<A>()
-    let queued = 0
-    let paused = false
-    let failure: unknown = undefined
-    const accept = (frames: Array<Frame.Frame>): void => {
-      for (const frame of frames) {
-        const item = decode(frame)
-        if (queued === 0 && settle(item)) continue
-        queued++
-        inbox.unsafeOffer(item)
-      }
-      if (!paused && queued >= INBOX_HIGH_WATER) {
-        paused = true
-        readable.pause()
-      }
-    }
-    const onData = (chunk: unknown): void => {
-      if (chunk instanceof Uint8Array) accept(splitter.push(chunk))
-    }
-    const onEnd = (): void => {
-      readable.off("data", onData)
-      accept(splitter.end())
-      inbox.unsafeDone(Exit.void)
-    }
-    const onError = (error: unknown): void => {
-      failure = error
-      onEnd()
-    }
-    readable.on("data", onData)
-    readable.once("end", onEnd)
-    readable.once("error", onError)
-    const loop: Effect.Effect<void> = Effect.flatMap(inbox.takeAll, ([items, done]) =>
-      Effect.zipRight(
-        Effect.forEach(items, (item) => Effect.ensuring(handle(item), Effect.sync(() => queued--)), { discard: true }),
-        Effect.suspend(() => {
-          if (paused && queued < INBOX_HIGH_WATER / 4) {
-            paused = false
-            readable.resume()
-          }
-          if (!done) return loop
-          return failure === undefined ? Effect.void : Effect.logDebug("reading from the process failed", failure)
-        })
-      ))
-    return yield* loop.pipe(Effect.ensuring(Effect.sync(() => {
-      readable.off("data", onData)
-      readable.off("end", onEnd)
-      readable.off("error", onError)
-    })))
-  })
 
 export const spawn = (
   options: SpawnOptions,
@@ -438,18 +371,28 @@ export const spawn = (
         fork
       )
 
-      const reader = yield* readLines(child.stdout, maxLineBytes, decode, settle, handle(send)).pipe(
+      // A response whose caller waits is settled right in the read callback; anything else runs
+      // in a fiber before the next line is handled.
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      const onStdout = (frame: Frame.Frame): Effect.Effect<void> | undefined => {
+        const incoming = decode(frame)
+        return settle(incoming) ? undefined : handle(send)(incoming)
+      }
+      const reader = yield* Frame.readFrom(child.stdout, maxLineBytes, onStdout, runFork, identity).pipe(
+        Effect.catchAll((cause) => Effect.logDebug("reading the server's stdout failed", cause)),
         Effect.ensuring(lost(closedError("the server closed its stdout"))),
         fork
       )
 
       if (onStderr !== undefined && child.stderr !== undefined) {
-        yield* readLines(child.stderr, STDERR_MAX_LINE_BYTES, (frame) =>
-          frame, () =>
-          false, (frame) =>
+        const onStderrLine = (frame: Frame.Frame): Effect.Effect<void> =>
           frame._tag === "Line"
             ? safely(onStderr(frame.text))
-            : Effect.logDebug(`dropped a stderr line of ${frame.bytes} bytes`)).pipe(fork)
+            : Effect.logDebug(`dropped a stderr line of ${frame.bytes} bytes`)
+        yield* Frame.readFrom(child.stderr, STDERR_MAX_LINE_BYTES, onStderrLine, runFork, identity).pipe(
+          Effect.catchAll((cause) => Effect.logDebug("reading the server's stderr failed", cause)),
+          fork
+        )
       }
 
       // When the process exits, let the reader drain what is left in the pipe, then close.
@@ -557,8 +500,7 @@ export const spawn = (
     /** The current process; waits while the transport restarts one. */
     const current: Effect.Effect<Connection, TransportError> = Effect.flatMap(
       Ref.get(state),
-      (s) =>
-        s.closed !== undefined ? Effect.fail(s.closed) : Deferred.await(s.connection)
+      (s) => s.closed !== undefined ? Effect.fail(s.closed) : Deferred.await(s.connection)
     )
 
     /** A new process, with the legacy handshake replayed when the first one had one (EC-15 on stdio). */
@@ -572,8 +514,7 @@ export const spawn = (
         const response = yield* requestOn(connection, init).pipe(
           Effect.timeoutFail({
             duration: REPLAY_TIMEOUT,
-            onTimeout: () =>
-              closedError("the restarted server did not answer initialize")
+            onTimeout: () => closedError("the restarted server did not answer initialize")
           })
         )
         if (JsonRpc.isErrorResponse(response)) {
@@ -586,9 +527,7 @@ export const spawn = (
           yield* sendOn(connection.send, JsonRpc.notification(McpSchema.Method.initialized))
         }
       })
-      yield* replay.pipe(Effect.onError(() =>
-        Scope.close(connection.scope, Exit.void)
-      ))
+      yield* replay.pipe(Effect.onError(() => Scope.close(connection.scope, Exit.void)))
       return connection
     })
 

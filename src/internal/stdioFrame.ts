@@ -7,9 +7,15 @@
  * across chunk boundaries a non-issue. A line longer than the bound is not buffered: its bytes are
  * counted and dropped until the next `\n`, then one `Oversized` frame stands for it.
  *
+ * Two ways in: {@link frames} over an Effect `Stream` of bytes, and {@link readFrom} straight from
+ * a Node readable's callbacks (the stdio server's `process.stdin`, the client's child stdout).
+ *
  * @internal
  */
 import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 
 /** One frame: a line of text (terminator and a trailing `\r` removed), or a dropped long line. */
@@ -122,3 +128,123 @@ export const frames =
         Stream.concat(Stream.suspend(() => Stream.fromIterable(splitter.end())))
       )
     })
+
+/** The part of a Node `Readable` (`process.stdin`, a child's stdout) that {@link readFrom} reads. */
+export interface Readable {
+  /** `false` once the stream has ended or was destroyed. */
+  readonly readable: boolean
+  readonly on: (event: string, listener: (...args: Array<unknown>) => void) => unknown
+  readonly off: (event: string, listener: (...args: Array<unknown>) => void) => unknown
+  readonly pause: () => unknown
+  readonly resume: () => unknown
+}
+
+/** Frames waiting to be handled beyond which `readable` is paused, and below which it resumes. */
+const QUEUE_HIGH = 256
+const QUEUE_LOW = 64
+
+/**
+ * Reads frames from a Node readable with `data` events and the synchronous splitter, and hands
+ * each to `onFrame` in arrival order, without a Stream. What `onFrame` leaves to run is run by
+ * `runFork`; the next frames wait in a queue until it is done (a request is started at once by
+ * `onFrame` itself, so a sequential client costs no fiber beyond the request's own). The
+ * readable is paused while more than `QUEUE_HIGH` frames wait. Succeeds once the readable has
+ * ended and every frame is handled; fails with `readFailed(cause)` when reading fails; a defect
+ * of `onFrame`'s Effect ends the reading with that defect, as in the Stream path ({@link frames}).
+ * Interrupting it stops reading and interrupts what `onFrame` left running.
+ */
+export const readFrom = <E>(
+  readable: Readable,
+  maxLineBytes: number,
+  onFrame: (frame: Frame) => Effect.Effect<void> | undefined,
+  runFork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>,
+  readFailed: (cause: unknown) => E
+): Effect.Effect<void, E> =>
+  Effect.async<void, E>((resume) => {
+    if (!readable.readable) return resume(Effect.void)
+    const splitter = makeSplitter(maxLineBytes)
+    const encoder = new TextEncoder()
+    // Frames not handled yet: `queue[head]` onwards.
+    let queue: Array<Frame> = []
+    let head = 0
+    let current: Fiber.RuntimeFiber<void> | undefined
+    let ended = false
+    let paused = false
+    let done = false
+
+    const detach = (): void => {
+      readable.off("data", onData)
+      readable.off("end", onEnd)
+      readable.off("error", onError)
+      readable.pause()
+    }
+    const finish = (effect: Effect.Effect<void, E>): void => {
+      if (done) return
+      done = true
+      detach()
+      resume(effect)
+    }
+    const settled = (exit: Exit.Exit<void>): boolean => {
+      if (Exit.isSuccess(exit)) return true
+      finish(Effect.failCause(exit.cause))
+      return false
+    }
+    const pump = (): void => {
+      while (current === undefined && !done) {
+        const frame = queue[head]
+        if (frame === undefined) {
+          queue = []
+          head = 0
+          break
+        }
+        head++
+        const effect = onFrame(frame)
+        if (effect === undefined) continue
+        const fiber = runFork(effect)
+        const exit = fiber.unsafePoll()
+        if (exit !== null) {
+          if (!settled(exit)) return
+          continue
+        }
+        current = fiber
+        fiber.addObserver((exit) => {
+          current = undefined
+          if (settled(exit)) pump()
+        })
+        return
+      }
+      if (done) return
+      if (paused && queue.length - head <= QUEUE_LOW) {
+        paused = false
+        readable.resume()
+      }
+      if (ended && current === undefined && head === queue.length) finish(Effect.void)
+    }
+    function onData(chunk: unknown): void {
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk instanceof Uint8Array ? chunk : undefined
+      if (bytes === undefined || done) return
+      for (const frame of splitter.push(bytes)) queue.push(frame)
+      pump()
+      if (!paused && !done && queue.length - head > QUEUE_HIGH) {
+        paused = true
+        readable.pause()
+      }
+    }
+    function onEnd(): void {
+      for (const frame of splitter.end()) queue.push(frame)
+      ended = true
+      pump()
+    }
+    function onError(error: unknown): void {
+      finish(Effect.fail(readFailed(error)))
+    }
+    readable.on("data", onData)
+    readable.on("end", onEnd)
+    readable.on("error", onError)
+    readable.resume()
+    return Effect.suspend(() => {
+      done = true
+      detach()
+      return current === undefined ? Effect.void : Fiber.interrupt(current)
+    })
+  })

@@ -8,7 +8,6 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
@@ -37,7 +36,7 @@ export interface ServeOptions<E = never, E2 = never, R = never, R2 = never> {
    * When set, bytes are read straight from this stream with `data` events instead of from
    * `stdin` (`Stdio.run` passes `process.stdin`): no Stream and no channel steps per chunk.
    */
-  readonly readable?: Readable | undefined
+  readonly readable?: Frame.Readable | undefined
   readonly maxLineBytes?: number | undefined
   readonly drainTimeout?: Duration.DurationInput | undefined
 }
@@ -50,16 +49,6 @@ export interface Writable {
   readonly writableFinished: boolean
   readonly on: (event: string, listener: (...args: Array<unknown>) => void) => unknown
   readonly off: (event: string, listener: (...args: Array<unknown>) => void) => unknown
-}
-
-/** The part of a Node `Readable` (e.g. `process.stdin`) that `serve` reads bytes from. */
-export interface Readable {
-  /** `false` once the stream has ended or was destroyed. */
-  readonly readable: boolean
-  readonly on: (event: string, listener: (...args: Array<unknown>) => void) => unknown
-  readonly off: (event: string, listener: (...args: Array<unknown>) => void) => unknown
-  readonly pause: () => unknown
-  readonly resume: () => unknown
 }
 
 /** Lines waiting for the writer; a slow reader of stdout applies backpressure beyond this. */
@@ -190,7 +179,7 @@ export const serve = <E, E2, R, R2>(
           onFrame(frame) ?? Effect.void
         )
       )
-      : readableInput(options.readable, Frame.makeSplitter(maxLineBytes), onFrame, inflight.runFork)
+      : Frame.readFrom(options.readable, maxLineBytes, onFrame, inflight.runFork, readFailed)
     // A writer failure (stdout closed under us) ends the serve at once.
     const writerFailed = output.failed.pipe(Effect.zipRight(Effect.never))
     yield* Effect.raceFirst(reading, writerFailed)
@@ -268,113 +257,6 @@ const makeInflight: Effect.Effect<Inflight, never, Scope.Scope> = Effect.gen(fun
 
 const readFailed = (cause: unknown): TransportError =>
   new TransportError({ reason: "Closed", message: "reading stdin failed", cause })
-
-/** Frames waiting to be handled beyond which `readable` is paused, and below which it resumes. */
-const QUEUE_HIGH = 256
-const QUEUE_LOW = 64
-
-/**
- * Reads frames from a Node readable with `data` events and the synchronous splitter, and hands
- * each to `onFrame` in arrival order, without a Stream. What `onFrame` leaves to run is run by
- * `runFork`; the next frames wait in a queue until it is done (a request is started at once by
- * `onFrame` itself, so a sequential client costs no fiber beyond the request's own). The
- * readable is paused while more than `QUEUE_HIGH` frames wait. Succeeds once the readable has
- * ended and every frame is handled; fails with `TransportError` when reading fails; a defect of
- * `onFrame`'s Effect ends the reading with that defect, as in the Stream path.
- */
-const readableInput = (
-  readable: Readable,
-  splitter: ReturnType<typeof Frame.makeSplitter>,
-  onFrame: (frame: Frame.Frame) => Effect.Effect<void> | undefined,
-  runFork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
-): Effect.Effect<void, TransportError> =>
-  Effect.async<void, TransportError>((resume) => {
-    if (!readable.readable) return resume(Effect.void)
-    const encoder = new TextEncoder()
-    // Frames not handled yet: `queue[head]` onwards.
-    let queue: Array<Frame.Frame> = []
-    let head = 0
-    let current: Fiber.RuntimeFiber<void> | undefined
-    let ended = false
-    let paused = false
-    let done = false
-
-    const detach = (): void => {
-      readable.off("data", onData)
-      readable.off("end", onEnd)
-      readable.off("error", onError)
-      readable.pause()
-    }
-    const finish = (effect: Effect.Effect<void, TransportError>): void => {
-      if (done) return
-      done = true
-      detach()
-      resume(effect)
-    }
-    const settled = (exit: Exit.Exit<void>): boolean => {
-      if (Exit.isSuccess(exit)) return true
-      finish(Effect.failCause(exit.cause))
-      return false
-    }
-    const pump = (): void => {
-      while (current === undefined && !done) {
-        const frame = queue[head]
-        if (frame === undefined) {
-          queue = []
-          head = 0
-          break
-        }
-        head++
-        const effect = onFrame(frame)
-        if (effect === undefined) continue
-        const fiber = runFork(effect)
-        const exit = fiber.unsafePoll()
-        if (exit !== null) {
-          if (!settled(exit)) return
-          continue
-        }
-        current = fiber
-        fiber.addObserver((exit) => {
-          current = undefined
-          if (settled(exit)) pump()
-        })
-        return
-      }
-      if (done) return
-      if (paused && queue.length - head <= QUEUE_LOW) {
-        paused = false
-        readable.resume()
-      }
-      if (ended && current === undefined && head === queue.length) finish(Effect.void)
-    }
-    function onData(chunk: unknown): void {
-      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk instanceof Uint8Array ? chunk : undefined
-      if (bytes === undefined || done) return
-      for (const frame of splitter.push(bytes)) queue.push(frame)
-      pump()
-      if (!paused && !done && queue.length - head > QUEUE_HIGH) {
-        paused = true
-        readable.pause()
-      }
-    }
-    function onEnd(): void {
-      for (const frame of splitter.end()) queue.push(frame)
-      ended = true
-      pump()
-    }
-    function onError(error: unknown): void {
-      finish(Effect.fail(readFailed(error)))
-    }
-    readable.on("data", onData)
-    readable.on("end", onEnd)
-    readable.on("error", onError)
-    readable.resume()
-    return Effect.suspend(() => {
-      done = true
-      detach()
-      return current === undefined ? Effect.void : Fiber.interrupt(current)
-    })
-  })
 
 /** Where the lines go: `write` queues one whole line, in call order. */
 interface Output {

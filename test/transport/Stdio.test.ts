@@ -803,7 +803,7 @@ describe("Stdio.spawn (scripted peer)", () => {
 
   it.scopedLive("a flood of notifications reaches the handler whole and in order, before the response that follows it", () =>
     Effect.gen(function*() {
-      // More lines than the client queues before it pauses the pipe (1,024): the handler holds
+      // More lines than the client queues before it pauses the pipe (256): the handler holds
       // the first one until the rest are read, so the pipe is paused and must resume. Nothing is
       // lost, and the response written after them does not overtake them.
       const count = 5_000
