@@ -5,7 +5,7 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import { Content, JsonRpc, McpServer, Prompt, Resource, Tool } from "presa-mcp"
+import { Content, JsonRpc, McpServer, Prompt, RequestContext, Resource, Tool } from "presa-mcp"
 import { LOGO_PNG, makeLibrary } from "../examples/library-definitions.js"
 import {
   asArray,
@@ -1721,4 +1721,49 @@ describe("request context", () => {
       expect(tokens).toEqual([0, "tok"])
       assert.isTrue((yield* Ref.get(sent)).every(isObject))
     }))
+
+  // Handlers returning a value skip the provision; one returning an Effect must still get it.
+  it.effect.each(ERAS)(
+    "an Effect a handler returns reads the request as the RequestContext service (%s)",
+    (rev) =>
+      Effect.gen(function*() {
+        const seen = Effect.map(RequestContext.RequestContext, (c) => `${c.method} ${String(c.requestId)} ${c.era}`)
+        const server = yield* build({
+          tools: [Tool.make({ name: "t", handler: () => seen })],
+          resources: [Resource.make({ uri: "x://r", name: "r", handler: () => seen })],
+          resourceTemplates: [
+            Resource.template({
+              uriTemplate: "x://t/{id}",
+              name: "t",
+              handler: () => seen,
+              complete: { id: () => Effect.map(seen, (s) => [s]) }
+            })
+          ],
+          prompts: [Prompt.make({ name: "p", handler: () => seen })]
+        })
+        const conn = yield* connect(server, rev)
+        const era = rev === MODERN ? "modern" : "legacy"
+        const tool = yield* conn.call("tools/call", { name: "t" })
+        const resource = yield* conn.call("resources/read", { uri: "x://r" })
+        const template = yield* conn.call("resources/read", { uri: "x://t/1" })
+        const prompt = yield* conn.call("prompts/get", { name: "p" })
+        const completion = yield* conn.call("completion/complete", {
+          ref: { type: "ref/resource", uri: "x://t/{id}" },
+          argument: { name: "id", value: "" }
+        })
+        expect([
+          get(resultOf(tool), "content", 0, "text"),
+          get(resultOf(resource), "contents", 0, "text"),
+          get(resultOf(template), "contents", 0, "text"),
+          get(resultOf(prompt), "messages", 0, "content", "text"),
+          get(resultOf(completion), "completion", "values", 0)
+        ]).toEqual([
+          `tools/call ${get(tool.message, "id")} ${era}`,
+          `resources/read ${get(resource.message, "id")} ${era}`,
+          `resources/read ${get(template.message, "id")} ${era}`,
+          `prompts/get ${get(prompt.message, "id")} ${era}`,
+          `completion/complete ${get(completion.message, "id")} ${era}`
+        ])
+      })
+  )
 })
