@@ -4,7 +4,8 @@
  *   node --cpu-prof --cpu-prof-dir bench/out/profiles/hot --import tsx bench/hot.ts <target> [seconds]
  *   BENCH_PROFILE=1 …   also profiles the server process the `stdio` / `read` / `http` targets spawn
  *
- * Targets: `handle` (McpServer.handleMessage, modern tools/call), `inprocess` (McpClient over
+ * Targets: `handle` (McpServer.handleMessage, modern tools/call), `handle-effect` (the same with an
+ * Effect handler and a non-empty server environment), `inprocess` (McpClient over
  * InProcess), `stdio` (our client → our stdio server, sequential), `stdio-sdk` (the SDK v2 client → its stdio server, sequential), `stdio-raw` (raw client → our
  * stdio server, 32 in flight), `stdio-raw1` (the same, sequential), `read` (raw client → 1 MiB resources/read), `http` (modern and
  * legacy tools/call against our HTTP server, 1 connection each), `web` (modern tools/call through
@@ -12,11 +13,12 @@
  */
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { readFileSync } from "node:fs"
-import { McpClient, McpServer } from "presa-mcp"
+import { McpClient, McpServer, Tool } from "presa-mcp"
 import * as InProcess from "presa-mcp/transport/InProcess"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import * as WebHandler from "presa-mcp/WebHandler"
@@ -32,7 +34,7 @@ import {
   stopChild
 } from "./lib/harness.js"
 import { makeServer } from "./lib/ours.js"
-import { BLOB_URI, ECHO_TEXT, LEGACY, MODERN, MODERN_META } from "./lib/shared.js"
+import { BLOB_URI, ECHO_INPUT_SCHEMA, ECHO_TEXT, LEGACY, MODERN, MODERN_META } from "./lib/shared.js"
 
 const target = process.argv[2] ?? ""
 const seconds = Number(process.argv[3] ?? 5)
@@ -75,6 +77,39 @@ const targets: Record<string, () => Promise<void>> = {
       )
     }))
     report("handleMessage", t)
+  },
+  "handle-effect": async () => {
+    // As `handle`, but the way an Effect application serves: the server is made where a service
+    // is provided (its captured environment is not empty) and the tool's handler returns an Effect.
+    class Greeting extends Context.Tag("hot/Greeting")<Greeting, string>() {}
+    const t = await Effect.runPromise(
+      Effect.gen(function*() {
+        const server = yield* McpServer.make({
+          name: "presa-bench",
+          version: "0.0.0",
+          tools: [Tool.make({
+            name: "echo",
+            inputSchema: ECHO_INPUT_SCHEMA,
+            handler: (args) => Effect.succeed(typeof args.text === "string" ? args.text : "")
+          })]
+        })
+        const session = yield* McpServer.makeSession
+        let id = 0
+        return yield* effectBounded(
+          Effect.suspend(() =>
+            McpServer.handleMessage(server, {
+              jsonrpc: "2.0",
+              id: ++id,
+              method: "tools/call",
+              params: { ...call, _meta: MODERN_META }
+            }, { session })
+          ),
+          1,
+          bounds
+        )
+      }).pipe(Effect.provideService(Greeting, "hello"))
+    )
+    report("handleMessage (Effect handler, services)", t)
   },
   inprocess: async () => {
     const t = await Effect.runPromise(Effect.gen(function*() {
