@@ -11,7 +11,7 @@ import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import type { InputRequired } from "../Input.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpSchema from "../McpSchema.js"
@@ -222,18 +222,21 @@ export const dispatch = (
     case "Request": {
       const request = classified.message
       // The request's span. Attributes are set on the span object directly (no per-request
-      // annotate effects); the span is the parent of whatever the handler traces.
+      // annotate effects); the span is the parent of whatever the request traces, and the defect
+      // log below runs beneath it too.
       return Effect.useSpan(
         request.method,
         { kind: "server", captureStackTrace: false, attributes: spanAttributes(request) },
         (span) =>
           handleRequest(server, request, options, span).pipe(
+            Effect.mapInputContext((current: Context.Context<never>) => requestEnvironment(server, current, span)),
             Effect.map((result): Reply => ({ message: JsonRpc.success(request.id, result), status: 200 })),
             Effect.catchAll((f) =>
               Effect.succeed<Reply>({ message: JsonRpc.failure(request.id, f.error), status: f.status })
             ),
             Effect.catchAllDefect((defect) =>
               Effect.logError(`${request.method} failed with a defect`, Cause.die(defect)).pipe(
+                Effect.withParentSpan(span),
                 Effect.as<Reply>({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
               )
             ),
@@ -245,13 +248,29 @@ export const dispatch = (
                 span.attribute("mcp.outcome", reply.message.result.isError === true ? "tool_error" : "ok")
               }
               return Option.some(reply)
-            }),
-            Effect.withParentSpan(span)
+            })
           )
       )
     }
   }
 }
+
+/**
+ * The environment a request runs in, provided once (each provision costs a context copy and two
+ * fiber-ref writes): the environment captured by `make` (what the handlers and middlewares need)
+ * as a fallback beneath the request's own (the transport's services), and the request's span (the
+ * parent of whatever the request traces). Middlewares provide their services above it.
+ */
+const requestEnvironment = (
+  server: Server,
+  current: Context.Context<never>,
+  span: Tracer.Span
+): Context.Context<never> =>
+  Context.add(
+    server.context.unsafeMap.size === 0 ? current : Context.merge(server.context, current),
+    Tracer.ParentSpan,
+    span
+  )
 
 const handleNotification = (
   notification: JsonRpc.Notification,
@@ -479,13 +498,7 @@ const runRoute = (
       (next, mw) => mw({ method: request.method, params: request.params ?? {}, ctx }, next),
       handled.pipe(Effect.catchIf((e): e is Failure => e instanceof Failure, (f) => Effect.fail(f.error)))
     )
-  // The environment captured by `make` (what the handlers and middlewares need) as a fallback
-  // beneath the request's own (its span, the transport's services) and what the middlewares
-  // provide; skipped when it is empty.
-  const provided = server.context.unsafeMap.size === 0
-    ? chain
-    : Effect.mapInputContext(chain, (current: Context.Context<never>) => Context.merge(server.context, current))
-  return Effect.catchAll(provided, (e) => settle(server, request, ctx, mrtr, e))
+  return Effect.catchAll(chain, (e) => settle(server, request, ctx, mrtr, e))
 }
 
 /**
