@@ -258,6 +258,34 @@ describe.each(ERAS)("visibility (%s)", (rev) => {
       assert.strictEqual(errorOf(yield* conn.call("resources/read", { uri: "y://1" })).message, "Resource not found")
     }))
 
+  it.effect("an Effect predicate reads the request as the RequestContext service; a throwing one hides", () =>
+    Effect.gen(function*() {
+      const methodIs = (method: string) =>
+        Effect.map(
+          Effect.serviceOption(RequestContext.RequestContext),
+          (c) => c._tag === "Some" && c.value.method === method
+        )
+      const server = yield* McpServer.make({
+        name: "vis",
+        version: "1",
+        tools: [
+          Tool.make({ name: "listed", visible: () => methodIs("tools/list"), handler: () => "l" }),
+          Tool.make({ name: "called", visible: () => methodIs("tools/call"), handler: () => "c" }),
+          Tool.make({
+            name: "throws",
+            visible: () => {
+              throw new Error("predicate bug")
+            },
+            handler: () => "t"
+          })
+        ]
+      })
+      const conn = yield* connect(server, rev)
+      expect(names(resultOf(yield* conn.call("tools/list")).tools)).toEqual(["listed"])
+      assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "called" })), "c")
+      assert.strictEqual(errorOf(yield* conn.call("tools/call", { name: "throws" })).code, -32602)
+    }))
+
   it.effect("pages of a 25-tool list with 10 hidden are cut after filtering and stay consistent", () =>
     Effect.gen(function*() {
       const tools = Array.from(

@@ -7,44 +7,24 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Content from "../Content.js"
-import type { HandlerResult } from "../Handler.js"
 import type { InputRequired } from "../Input.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as JsonSchema from "../JsonSchema.js"
 import * as McpSchema from "../McpSchema.js"
 import type * as Prompt from "../Prompt.js"
-import { RequestContext, type RequestContextShape } from "../RequestContext.js"
+import { type RequestContextShape } from "../RequestContext.js"
 import type * as Resource from "../Resource.js"
 import type * as Tool from "../Tool.js"
 import * as UriTemplate from "../UriTemplate.js"
 import * as Defs from "./definitions.js"
 import * as Skill from "./skill.js"
 
+import { liftIn } from "./context.js"
 import { decodeParams, fail, type Failure } from "./failure.js"
 import * as Tasks from "./tasks.js"
 import type { Server } from "./types.js"
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
-
-/**
- * Calls a handler (`Handler.lift`'s semantics: a throw or a rejected Promise is a defect) with
- * `RequestContext` provided to the Effect it returns. A value or a Promise cannot read the Effect
- * environment, so they skip the provision: it costs a context copy and two fiber-ref writes, about a
- * quarter of a tools/call's CPU.
- */
-export const liftIn = <A, E, R>(
-  ctx: RequestContextShape,
-  run: () => HandlerResult<A, E, R>
-): Effect.Effect<A, E, Exclude<R, RequestContext>> =>
-  Effect.suspend(() => {
-    const out = run()
-    if (Effect.isEffect(out)) return Effect.provideService(out, RequestContext, ctx)
-    if (isPromiseLike(out)) return Effect.promise(() => Promise.resolve(out))
-    return Effect.succeed(out)
-  })
-
-const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
-  typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
 
 // ---------------------------------------------------------------------------------------------
 // pagination

@@ -14,11 +14,11 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { lift } from "../Handler.js"
 import type { InputRequired } from "../Input.js"
 import * as JsonRpc from "../JsonRpc.js"
-import { RequestContext, type RequestContextShape } from "../RequestContext.js"
+import { type RequestContextShape } from "../RequestContext.js"
 import * as Task from "../Task.js"
+import { liftIn } from "./context.js"
 import { decodeParams, fail, Failure } from "./failure.js"
 
 const { McpError } = JsonRpc
@@ -106,8 +106,7 @@ export const maybeStart = (
   Effect.gen(function*() {
     if (policy === undefined || policy === "sync") return Option.none()
     const mode = typeof policy === "function"
-      ? yield* lift(() => policy(args, ctx)).pipe(
-        Effect.provideService(RequestContext, ctx),
+      ? yield* liftIn(ctx, () => policy(args, ctx)).pipe(
         Effect.catchTag("McpError", (e) => fail(e))
       )
       : policy

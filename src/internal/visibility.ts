@@ -4,8 +4,8 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { lift } from "../Handler.js"
 import { RequestContext as RequestContextTag, type RequestContextShape } from "../RequestContext.js"
+import { liftIn } from "./context.js"
 import type * as Defs from "./definitions.js"
 
 /** A visibility predicate: a boolean, a Promise of one, or an Effect of one. */
@@ -14,14 +14,15 @@ export type Visible = (ctx: RequestContextShape) => boolean | PromiseLike<boolea
 const allowed = (visible: Visible | undefined, ctx: RequestContextShape): Effect.Effect<boolean> =>
   visible === undefined
     ? Effect.succeed(true)
-    : lift(() => visible(ctx)).pipe(
-      // A predicate that fails hides the definition (fail closed) and is logged.
+    : liftIn(ctx, () => visible(ctx)).pipe(
+      // A predicate that fails hides the definition (fail closed) and is logged (with the
+      // request context, as the predicate ran).
       Effect.catchAllCause((cause) =>
         Effect.logError("a visibility predicate failed; the definition is hidden", cause).pipe(
-          Effect.as(false)
+          Effect.as(false),
+          Effect.provideService(RequestContextTag, ctx)
         )
-      ),
-      Effect.provideService(RequestContextTag, ctx)
+      )
     )
 
 const hasScopes = (required: ReadonlyArray<string>, ctx: RequestContextShape): boolean =>
