@@ -57,25 +57,27 @@ const report = (what: string, t: { readonly count: number; readonly perSecond: n
   )
 }
 
+/** Sequential modern `tools/call` of `echo` through `McpServer.handleMessage`, bounded. */
+const handleLoop = (server: McpServer.McpServer) =>
+  Effect.flatMap(McpServer.makeSession, (session) => {
+    let id = 0
+    return effectBounded(
+      Effect.suspend(() =>
+        McpServer.handleMessage(server, {
+          jsonrpc: "2.0",
+          id: ++id,
+          method: "tools/call",
+          params: { ...call, _meta: MODERN_META }
+        }, { session })
+      ),
+      1,
+      bounds
+    )
+  })
+
 const targets: Record<string, () => Promise<void>> = {
   handle: async () => {
-    const t = await Effect.runPromise(Effect.gen(function*() {
-      const server = yield* makeServer()
-      const session = yield* McpServer.makeSession
-      let id = 0
-      return yield* effectBounded(
-        Effect.suspend(() =>
-          McpServer.handleMessage(server, {
-            jsonrpc: "2.0",
-            id: ++id,
-            method: "tools/call",
-            params: { ...call, _meta: MODERN_META }
-          }, { session })
-        ),
-        1,
-        bounds
-      )
-    }))
+    const t = await Effect.runPromise(Effect.flatMap(makeServer(), handleLoop))
     report("handleMessage", t)
   },
   "handle-effect": async () => {
@@ -93,20 +95,7 @@ const targets: Record<string, () => Promise<void>> = {
             handler: (args) => Effect.succeed(typeof args.text === "string" ? args.text : "")
           })]
         })
-        const session = yield* McpServer.makeSession
-        let id = 0
-        return yield* effectBounded(
-          Effect.suspend(() =>
-            McpServer.handleMessage(server, {
-              jsonrpc: "2.0",
-              id: ++id,
-              method: "tools/call",
-              params: { ...call, _meta: MODERN_META }
-            }, { session })
-          ),
-          1,
-          bounds
-        )
+        return yield* handleLoop(server)
       }).pipe(Effect.provideService(Greeting, "hello"))
     )
     report("handleMessage (Effect handler, services)", t)
