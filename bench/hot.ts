@@ -8,7 +8,8 @@
  * Effect handler and a non-empty server environment), `inprocess` (McpClient over
  * InProcess), `stdio` (our client → our stdio server, sequential), `stdio-sdk` (the SDK v2 client → its stdio server, sequential), `stdio-raw` (raw client → our
  * stdio server, 32 in flight), `stdio-raw1` (the same, sequential), `read` (raw client → 1 MiB resources/read), `http` (modern and
- * legacy tools/call against our HTTP server, 1 connection each), `web` (modern tools/call through
+ * legacy tools/call against our HTTP server, 1 connection each), `http-load` (autocannon, 64 connections,
+ * modern and legacy: the HTTP server's CPU per request; `HOT_SERVER=sdk-v1-http.ts` for the SDK's), `web` (modern tools/call through
  * WebHandler.toWebHandler, in-process: our HTTP layer without sockets). Summarise with bench/profile.ts.
  */
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
@@ -35,6 +36,7 @@ import {
 } from "./lib/harness.js"
 import { makeServer } from "./lib/ours.js"
 import { BLOB_URI, ECHO_INPUT_SCHEMA, ECHO_TEXT, LEGACY, MODERN, MODERN_META } from "./lib/shared.js"
+import { load, prepare } from "./suites/http.js"
 
 const target = process.argv[2] ?? ""
 const seconds = Number(process.argv[3] ?? 5)
@@ -74,6 +76,13 @@ const handleLoop = (server: McpServer.McpServer) =>
       bounds
     )
   })
+
+/** A process's CPU time (utime + stime) in ms, from /proc (Linux). */
+const processCpuMs = (pid: number | undefined): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
 
 const targets: Record<string, () => Promise<void>> = {
   handle: async () => {
@@ -152,11 +161,7 @@ const targets: Record<string, () => Promise<void>> = {
     const params = paramsJson("modern", call)
     // The server's CPU (utime + stime from /proc, Linux) over the loop: on a loaded machine a
     // steadier figure of the server's cost per call than calls/s.
-    const serverCpuMs = (): number => {
-      const stat = readFileSync(`/proc/${client.child.pid}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      return (Number(fields[11]) + Number(fields[12])) * 10
-    }
+    const serverCpuMs = (): number => processCpuMs(client.child.pid)
     // A modern "handshake" sends nothing: warm up first, so that the server's start-up (module
     // loading, compiling) is not counted as per-call CPU.
     for (let i = 0; i < 200; i++) expectResult(await client.requestRaw("tools/call", params), "tools/call")
@@ -209,6 +214,26 @@ const targets: Record<string, () => Promise<void>> = {
     )
     report("web handler tools/call", t)
     await handler.dispose()
+  },
+  "http-load": async () => {
+    // autocannon, 64 connections, modern then legacy, against our HTTP server (or HOT_SERVER, e.g.
+    // sdk-v2-http.ts for modern, sdk-v1-http.ts for legacy): the server's CPU per request, from /proc.
+    const script = process.env.HOT_SERVER ?? "ours-http.ts"
+    const { child, url } = await startHttpServer(script)
+    const eras = (process.env.HOT_ERAS ?? "modern,legacy").split(",").filter((e) => e === "modern" || e === "legacy")
+    for (const era of eras) {
+      const options = await prepare(script, url, era)
+      await load(options, 64, 1)
+      const before = processCpuMs(child.pid)
+      const result = await load(options, 64, seconds)
+      const perRequest = ((processCpuMs(child.pid) - before) * 1000) / Math.max(1, result.total)
+      console.log(
+        `http ${era} ×64 (${script}): ${result.total} requests, ${result.rps.toFixed(0)}/s, server ${
+          perRequest.toFixed(1)
+        } µs CPU/request${result.bad > 0 ? `, ${result.bad} bad` : ""}`
+      )
+    }
+    await stopChild(child)
   },
   http: async () => {
     const { child, url } = await startHttpServer("ours-http.ts")

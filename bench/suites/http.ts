@@ -64,16 +64,18 @@ const [LEGACY_HEAD, LEGACY_TAIL] = JSON.stringify({
 }).split("999999999") as [string, string]
 const legacyBody = (id: number): string => LEGACY_HEAD + id + LEGACY_TAIL
 
+interface LoadOptions {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  /** Give every request its own JSON-RPC id. */
+  readonly uniqueIds: boolean
+  readonly expectBody: string | undefined
+}
+
 /** One autocannon run; `record` = keep per-response latencies. */
-const load = async (
-  options: {
-    readonly url: string
-    readonly headers: Readonly<Record<string, string>>
-    readonly body: string
-    /** Give every request its own JSON-RPC id. */
-    readonly uniqueIds: boolean
-    readonly expectBody: string | undefined
-  },
+export const load = async (
+  options: LoadOptions,
   connections: number,
   seconds: number
 ): Promise<Load> => {
@@ -119,6 +121,53 @@ const checkEcho = (name: string, status: number, text: string): void => {
   }
 }
 
+/**
+ * Checks that the server at `url` answers `echo` with JSON in `era` (legacy: opens a session) and
+ * returns the load options for it.
+ */
+export const prepare = async (
+  name: string,
+  url: string,
+  era: "modern" | "legacy"
+): Promise<LoadOptions> => {
+  if (era === "modern") {
+    const first = await post(url, modernHeaders, modernBody)
+    checkEcho(name, first.status, first.text)
+    if (first.headers.get("content-type")?.startsWith("application/json") !== true) {
+      throw new Error(`${name}: expected a JSON response, got ${first.headers.get("content-type")}`)
+    }
+    return { url, headers: modernHeaders, body: modernBody, uniqueIds: false, expectBody: first.text }
+  } else {
+    const init = await post(
+      url,
+      COMMON,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "presa-bench", version: "0.0.0" } }
+      })
+    )
+    const session = init.headers.get("mcp-session-id")
+    if (init.status !== 200 || session === null) {
+      throw new Error(`${name}: initialize gave ${init.status} without a session: ${init.text.slice(0, 300)}`)
+    }
+    const headers = { ...COMMON, "mcp-protocol-version": LEGACY, "mcp-session-id": session }
+    const initialized = await post(
+      url,
+      headers,
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+    )
+    if (initialized.status !== 202) throw new Error(`${name}: initialized gave ${initialized.status}`)
+    const first = await post(url, headers, legacyBody(0))
+    checkEcho(name, first.status, first.text)
+    if (first.headers.get("content-type")?.startsWith("application/json") !== true) {
+      throw new Error(`${name}: expected a JSON response, got ${first.headers.get("content-type")}`)
+    }
+    return { url, headers, body: legacyBody(0), uniqueIds: true, expectBody: undefined }
+  }
+}
+
 const contender = (name: string, script: string, era: "modern" | "legacy"): Contender<Round> => ({
   name,
   open: async () => {
@@ -127,43 +176,7 @@ const contender = (name: string, script: string, era: "modern" | "legacy"): Cont
       const started = await startHttpServer(script)
       child = started.child
       const url = started.url
-      let options: Parameters<typeof load>[0]
-      if (era === "modern") {
-        const first = await post(url, modernHeaders, modernBody)
-        checkEcho(name, first.status, first.text)
-        if (first.headers.get("content-type")?.startsWith("application/json") !== true) {
-          throw new Error(`${name}: expected a JSON response, got ${first.headers.get("content-type")}`)
-        }
-        options = { url, headers: modernHeaders, body: modernBody, uniqueIds: false, expectBody: first.text }
-      } else {
-        const init = await post(
-          url,
-          COMMON,
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: 0,
-            method: "initialize",
-            params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "presa-bench", version: "0.0.0" } }
-          })
-        )
-        const session = init.headers.get("mcp-session-id")
-        if (init.status !== 200 || session === null) {
-          throw new Error(`${name}: initialize gave ${init.status} without a session: ${init.text.slice(0, 300)}`)
-        }
-        const headers = { ...COMMON, "mcp-protocol-version": LEGACY, "mcp-session-id": session }
-        const initialized = await post(
-          url,
-          headers,
-          JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
-        )
-        if (initialized.status !== 202) throw new Error(`${name}: initialized gave ${initialized.status}`)
-        const first = await post(url, headers, legacyBody(0))
-        checkEcho(name, first.status, first.text)
-        if (first.headers.get("content-type")?.startsWith("application/json") !== true) {
-          throw new Error(`${name}: expected a JSON response, got ${first.headers.get("content-type")}`)
-        }
-        options = { url, headers, body: legacyBody(0), uniqueIds: true, expectBody: undefined }
-      }
+      const options = await prepare(name, url, era)
       await load(options, 64, WARMUP_SECONDS)
       await load(options, 1, WARMUP_SECONDS / 2)
       const server = child
