@@ -23,6 +23,8 @@ const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportEr
     catch: (cause) => new TransportError({ reason: "Protocol", message: "message is not JSON-serialisable", cause })
   })
 
+const noNotify = (): Effect.Effect<void> => Effect.void
+
 /**
  * Options of {@link client}: `onRequest` answers the server's requests to the client (legacy
  * sessions: `elicitation/create`, `sampling/createMessage`, `roots/list`, …); replaceable later
@@ -77,63 +79,70 @@ export const client = (
     const handlers = yield* makeRequestHandlers(options.onRequest)
     const nextId = yield* Ref.make(1)
 
+    /** A server→client request of a legacy session, answered by the request's own `onRequest` first. */
+    const sendRequest =
+      (preferred: RequestHandler | undefined) => (method: string, params: JsonRpc.JsonObject | undefined) =>
+        Effect.gen(function*() {
+          const id = `s2c-${yield* Ref.getAndUpdate(nextId, (n) => n + 1)}`
+          const outgoing = JsonRpc.classify(yield* roundTrip(JsonRpc.request(id, method, params)))
+          if (outgoing._tag !== "Request") {
+            return yield* JsonRpc.McpError.internalError("Invalid request to the client")
+          }
+          const answer = yield* handlers.answer(outgoing.message, preferred)
+          const back = JsonRpc.classify(yield* roundTrip(answer))
+          if (back._tag !== "Response") {
+            return yield* JsonRpc.McpError.internalError("The client sent an invalid response")
+          }
+          const response = back.message
+          return JsonRpc.isErrorResponse(response)
+            ? yield* new JsonRpc.McpError(
+              response.error.data === undefined
+                ? { code: response.error.code, message: response.error.message }
+                : { code: response.error.code, message: response.error.message, data: response.error.data }
+            )
+            : response.result
+        }).pipe(
+          Effect.catchTag(
+            "TransportError",
+            (e) => Effect.fail(JsonRpc.McpError.internalError(`The client's answer is not JSON: ${e.message}`))
+          )
+        )
+
+    /** A request-scoped notification, round-tripped to the request's `onNotification`. */
+    const notifyTo =
+      (onNotification: NonNullable<RequestOptions["onNotification"]>) =>
+      (n: JsonRpc.Notification): Effect.Effect<void> =>
+        roundTrip(n).pipe(
+          Effect.flatMap((u) => {
+            const c = JsonRpc.classify(u)
+            return c._tag === "Notification" ? onNotification(c.message) : Effect.void
+          }),
+          Effect.orDie
+        )
+
     const exchange = (
       message: JsonRpc.Request,
       requestOptions: RequestOptions | undefined
     ): Effect.Effect<JsonRpc.Response, TransportError> =>
-      Effect.gen(function*() {
-        const wire = yield* roundTrip(message)
-        const sendRequest = (method: string, params: JsonRpc.JsonObject | undefined) =>
-          Effect.gen(function*() {
-            const id = `s2c-${yield* Ref.getAndUpdate(nextId, (n) => n + 1)}`
-            const outgoing = JsonRpc.classify(yield* roundTrip(JsonRpc.request(id, method, params)))
-            if (outgoing._tag !== "Request") {
-              return yield* JsonRpc.McpError.internalError("Invalid request to the client")
-            }
-            const answer = yield* handlers.answer(outgoing.message, requestOptions?.onRequest)
-            const back = JsonRpc.classify(yield* roundTrip(answer))
-            if (back._tag !== "Response") {
-              return yield* JsonRpc.McpError.internalError("The client sent an invalid response")
-            }
-            const response = back.message
-            return JsonRpc.isErrorResponse(response)
-              ? yield* new JsonRpc.McpError(
-                response.error.data === undefined
-                  ? { code: response.error.code, message: response.error.message }
-                  : { code: response.error.code, message: response.error.message, data: response.error.data }
-              )
-              : response.result
-          }).pipe(
-            Effect.catchTag(
-              "TransportError",
-              (e) => Effect.fail(JsonRpc.McpError.internalError(`The client's answer is not JSON: ${e.message}`))
-            )
-          )
-        const reply = yield* McpServer.handleMessage(server, wire, {
+      Effect.flatMap(roundTrip(message), (wire) => {
+        const onNotification = requestOptions?.onNotification
+        return McpServer.dispatch(server, wire, {
           session,
-          sendRequest,
-          notify: (n) =>
-            requestOptions?.onNotification === undefined
-              ? Effect.void
-              : roundTrip(n).pipe(
-                Effect.flatMap((u) => {
-                  const c = JsonRpc.classify(u)
-                  return c._tag === "Notification" && requestOptions.onNotification !== undefined
-                    ? requestOptions.onNotification(c.message)
-                    : Effect.void
-                }),
-                Effect.orDie
-              )
+          sendRequest: sendRequest(requestOptions?.onRequest),
+          notify: onNotification === undefined ? noNotify : notifyTo(onNotification)
         })
-        if (Option.isNone(reply)) {
-          return yield* new TransportError({ reason: "Protocol", message: "the server sent no response" })
-        }
-        const back = JsonRpc.classify(yield* roundTrip(reply.value))
-        if (back._tag !== "Response") {
-          return yield* new TransportError({ reason: "Protocol", message: "the server sent a non-response" })
-        }
-        return back.message
-      })
+      }).pipe(
+        Effect.flatMap((reply) =>
+          Option.isNone(reply)
+            ? Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent no response" }))
+            : Effect.flatMap(roundTrip(reply.value.message), (u) => {
+              const back = JsonRpc.classify(u)
+              return back._tag === "Response"
+                ? Effect.succeed(back.message)
+                : Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent a non-response" }))
+            })
+        )
+      )
 
     const transport: InProcessClientTransport = {
       request: (message, requestOptions) =>
