@@ -36,8 +36,12 @@ export const withTimeout = <A>(
   }
   return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
     Effect.async<A, TransportError>((resume) => {
-      let done = false
       const fiber = Runtime.runFork(runtime)(self)
+      // Done already (an in-process request often completes synchronously): no timer, and no
+      // canceller (an `Effect.async` that returns one is wrapped in an interrupt handler).
+      const exit = fiber.unsafePoll()
+      if (exit !== null) return resume(exit)
+      let done = false
       const timer = setTimeout(() => {
         if (done) return
         done = true
