@@ -18,9 +18,15 @@ import * as McpServer from "../McpServer.js"
 import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
 
 const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportError> =>
-  Effect.try({
-    try: (): unknown => JSON.parse(JsonRpc.encode(message)),
-    catch: (cause) => new TransportError({ reason: "Protocol", message: "message is not JSON-serialisable", cause })
+  Effect.suspend(() => {
+    try {
+      const wire: unknown = JSON.parse(JsonRpc.encode(message))
+      return Effect.succeed(wire)
+    } catch (cause) {
+      return Effect.fail(
+        new TransportError({ reason: "Protocol", message: "message is not JSON-serialisable", cause })
+      )
+    }
   })
 
 const noNotify = (): Effect.Effect<void> => Effect.void
