@@ -95,14 +95,6 @@ const REPLAY_TIMEOUT: Duration.DurationInput = "10 seconds"
 
 const closedError = (message: string): TransportError => new TransportError({ reason: "Closed", message })
 
-const parseJson = (text: string): Option.Option<unknown> => {
-  try {
-    return Option.some<unknown>(JSON.parse(text))
-  } catch {
-    return Option.none()
-  }
-}
-
 const progressTokenOf = (message: JsonRpc.Request): JsonRpc.RequestId | undefined => {
   const meta = message.params?._meta
   if (!JsonRpc.isObject(meta)) return undefined
@@ -247,7 +239,7 @@ export const spawn = (
 
     const decode = (frame: Frame.Frame): Incoming => {
       if (frame._tag === "Oversized") return frame
-      const value = parseJson(frame.text)
+      const value = Frame.parseJson(frame.text)
       if (Option.isNone(value)) return { _tag: "NotJson", text: frame.text }
       return JsonRpc.classify(value.value)
     }
@@ -270,7 +262,7 @@ export const spawn = (
         case "NotJson":
           return Effect.logWarning(`skipped a line from the server that is not JSON: ${preview(incoming.text)}`)
         case "Response": {
-          if (settle(incoming)) return Effect.void
+          // not settled (onStdout tried first): no caller waits for it
           const response = incoming.message
           if (response.id === undefined || response.id === null) {
             return Effect.logWarning("the server sent an error not tied to a request").pipe(

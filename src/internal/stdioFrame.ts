@@ -16,12 +16,22 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 
 /** One frame: a line of text (terminator and a trailing `\r` removed), or a dropped long line. */
 export type Frame =
   | { readonly _tag: "Line"; readonly text: string }
   | { readonly _tag: "Oversized"; readonly bytes: number }
+
+/** Parses one line's JSON; `Option.none()` when the text is not JSON. */
+export const parseJson = (text: string): Option.Option<unknown> => {
+  try {
+    return Option.some<unknown>(JSON.parse(text))
+  } catch {
+    return Option.none()
+  }
+}
 
 /** The default bound of the stdio server: 4 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024

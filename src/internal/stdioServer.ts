@@ -56,15 +56,6 @@ const OUTBOX_CAPACITY = 256
 
 const DEFAULT_DRAIN_TIMEOUT: Duration.DurationInput = "5 seconds"
 
-/** Parses JSON; `Option.none()` when the text is not JSON. */
-const parseJson = (text: string): Option.Option<unknown> => {
-  try {
-    return Option.some<unknown>(JSON.parse(text))
-  } catch {
-    return Option.none()
-  }
-}
-
 export const serve = <E, E2, R, R2>(
   server: McpServer.McpServer,
   options: ServeOptions<E, E2, R, R2>
@@ -149,7 +140,7 @@ export const serve = <E, E2, R, R2>(
           ))
         )
       }
-      const value = parseJson(frame.text)
+      const value = Frame.parseJson(frame.text)
       if (Option.isNone(value)) {
         return Effect.logDebug("an incoming line is not JSON").pipe(
           Effect.zipRight(unreadable(JsonRpc.McpError.parseError()))
