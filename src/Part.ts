@@ -163,6 +163,22 @@ export const prefix = <R>(part: Part<R>, prefix: string): Part<R> => ({
   ...(part.prompts === undefined ? {} : { prompts: part.prompts.map((p) => ({ ...p, name: `${prefix}_${p.name}` })) })
 })
 
+/** What {@link server} builds from `Parts` and the options' definitions (its signature, once). */
+type ServerOf<
+  Parts extends ReadonlyArray<Any | Effect.Effect<Any, unknown, unknown>>,
+  T extends Tool.Any,
+  Res extends Resource.AnyResource,
+  Tpl extends Resource.AnyTemplate,
+  P extends Prompt.Any,
+  M extends Middleware.Any
+> = Effect.Effect<
+  McpServer.McpServer<McpServer.Services<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>>,
+  ErrorOf<Parts[number]> | PartError | McpServer.DefinitionError,
+  | McpServer.Requirements<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>
+  | ContextOf<Parts[number]>
+  | Scope.Scope
+>
+
 /**
  * Builds a server from parts: each part is a `Part` or an Effect building one (its requirements
  * come from the environment; its finalizers run when the scope closes). `options` give the
@@ -186,13 +202,7 @@ export const server = <
 >(
   options: McpServer.Options<T, Res, Tpl, P, M>,
   parts: Parts
-): Effect.Effect<
-  McpServer.McpServer<McpServer.Services<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>>,
-  ErrorOf<Parts[number]> | PartError | McpServer.DefinitionError,
-  | McpServer.Requirements<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>
-  | ContextOf<Parts[number]>
-  | Scope.Scope
-> =>
+): ServerOf<Parts, T, Res, Tpl, P, M> =>
   Effect.gen(function*() {
     const list: ReadonlyArray<Any | Effect.Effect<Any, unknown, unknown>> = parts
     const built = yield* Effect.forEach(list, (p) => (Effect.isEffect(p) ? p : Effect.succeed(p)))
@@ -209,13 +219,7 @@ export const server = <
       ...options,
       ...all
     })
-  }) as Effect.Effect<
-    McpServer.McpServer<McpServer.Services<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>>,
-    ErrorOf<Parts[number]> | PartError | McpServer.DefinitionError,
-    | McpServer.Requirements<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M>
-    | ContextOf<Parts[number]>
-    | Scope.Scope
-  >
+  }) as ServerOf<Parts, T, Res, Tpl, P, M>
 
 /**
  * {@link server} as a Layer providing `McpServer.McpServerService`; provide the parts'
