@@ -183,11 +183,14 @@ export class McpError extends Schema.TaggedError<McpError>("presa-mcp/McpError")
     })
   }
 
+  /** From the wire form `{code, message, data?}` (a peer's error response), the inverse of `toErrorObject`. */
+  static fromErrorObject(error: ErrorObject): McpError {
+    return new McpError(withData({ code: error.code, message: error.message }, error.data))
+  }
+
   /** The wire form: `{code, message, data?}`. */
   toErrorObject(): ErrorObject {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data }
+    return withData({ code: this.code, message: this.message }, this.data)
   }
 }
 
@@ -282,9 +285,7 @@ export const classify = (value: unknown): Classified => {
   if ("error" in value && isObject(value.error)) {
     const e = value.error
     if (typeof e.code === "number" && typeof e.message === "string") {
-      const error: ErrorObject = e.data === undefined
-        ? { code: e.code, message: e.message }
-        : { code: e.code, message: e.message, data: e.data }
+      const error: ErrorObject = withData({ code: e.code, message: e.message }, e.data)
       return { _tag: "Response", message: id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error } }
     }
   }

@@ -74,13 +74,6 @@ const LIST_CHANGED = {
 } as const
 const RESOURCE_UPDATED = "notifications/resources/updated"
 
-const mcpErrorOf = (error: JsonRpc.ErrorObject): JsonRpc.McpError =>
-  new JsonRpc.McpError(
-    error.data === undefined
-      ? { code: error.code, message: error.message }
-      : { code: error.code, message: error.message, data: error.data }
-  )
-
 /** The wire form of a filter: only the keys asked for. */
 const filterToWire = (filter: ListenFilter): JsonRpc.JsonObject => ({
   ...(filter.toolsListChanged === true ? { toolsListChanged: true } : {}),
@@ -201,7 +194,9 @@ export const connect = (
           e.reason === "Timeout" ? new ClientError({ reason: "Timeout", message: `${method} timed out` }) : e
         ),
         Effect.flatMap((response) =>
-          JsonRpc.isErrorResponse(response) ? Effect.fail(mcpErrorOf(response.error)) : Effect.succeed(response.result)
+          JsonRpc.isErrorResponse(response)
+            ? Effect.fail(JsonRpc.McpError.fromErrorObject(response.error))
+            : Effect.succeed(response.result)
         )
       )
 

@@ -53,13 +53,12 @@ export const make = (deps: Deps): Task.TaskClient => {
             return yield* decode(McpSchema.CallToolResult, Task.Method.get)(task.result ?? {})
           case "failed": {
             const error = task.error
-            return yield* new JsonRpc.McpError(
-              error === undefined
-                ? { code: JsonRpc.ErrorCode.InternalError, message: task.statusMessage ?? "The task failed" }
-                : error.data === undefined
-                ? { code: error.code, message: error.message }
-                : { code: error.code, message: error.message, data: error.data }
-            )
+            return yield* error === undefined
+              ? new JsonRpc.McpError({
+                code: JsonRpc.ErrorCode.InternalError,
+                message: task.statusMessage ?? "The task failed"
+              })
+              : JsonRpc.McpError.fromErrorObject(error)
           }
           case "cancelled":
             return yield* new ClientError({

@@ -101,11 +101,7 @@ export const client = (
           }
           const response = back.message
           return JsonRpc.isErrorResponse(response)
-            ? yield* new JsonRpc.McpError(
-              response.error.data === undefined
-                ? { code: response.error.code, message: response.error.message }
-                : { code: response.error.code, message: response.error.message, data: response.error.data }
-            )
+            ? yield* JsonRpc.McpError.fromErrorObject(response.error)
             : response.result
         }).pipe(
           Effect.catchTag(
