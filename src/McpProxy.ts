@@ -49,9 +49,9 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import * as internal from "./internal/proxy.js"
-import * as internalError from "./internal/proxyError.js"
-import * as internalInput from "./internal/proxyInput.js"
+import * as internalError from "./internal/proxy/error.js"
+import * as internalInput from "./internal/proxy/input.js"
+import * as internal from "./internal/proxy/make.js"
 import type * as McpClient from "./McpClient.js"
 import type * as McpServer from "./McpServer.js"
 

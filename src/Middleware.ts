@@ -26,7 +26,7 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type { InputRequired } from "./Input.js"
-import type * as internal from "./internal/types.js"
+import type * as internal from "./internal/server/model.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type { RequestContextShape } from "./RequestContext.js"
 

@@ -22,9 +22,9 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as internal from "./internal/skill.js"
-import * as files_ from "./internal/skillFiles.js"
-import * as yaml_ from "./internal/skillYaml.js"
+import * as internal from "./internal/skill/build.js"
+import * as files_ from "./internal/skill/files.js"
+import * as yaml_ from "./internal/skill/yaml.js"
 import * as McpSchema from "./McpSchema.js"
 
 // ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as internal from "./internal/httpServer.js"
+import * as internal from "./internal/transport/http/server.js"
 import type * as McpServer from "./McpServer.js"
 
 /**

@@ -26,9 +26,9 @@ import * as Logger from "effect/Logger"
 import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import type * as Stream from "effect/Stream"
-import type * as client from "../internal/stdioClient.js"
-import * as Frame from "../internal/stdioFrame.js"
-import * as internal from "../internal/stdioServer.js"
+import type * as client from "../internal/transport/stdio/client.js"
+import * as Frame from "../internal/transport/stdio/frame.js"
+import * as internal from "../internal/transport/stdio/server.js"
 import * as McpServer from "../McpServer.js"
 import type { TransportError } from "../Transport.js"
 
@@ -315,7 +315,7 @@ let spawnLoaded:
   | Promise<(options: SpawnOptions) => Effect.Effect<StdioClientTransport, TransportError, Scope.Scope>>
   | undefined
 const loadSpawn = Effect.promise(() =>
-  spawnLoaded ??= Promise.all([import("../internal/stdioClient.js"), import("node:child_process")]).then(
+  spawnLoaded ??= Promise.all([import("../internal/transport/stdio/client.js"), import("node:child_process")]).then(
     ([client, ChildProcess]) => (options: SpawnOptions) => client.spawn(options, ChildProcess.spawn)
   )
 )

@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as Frame from "../../src/internal/stdioFrame.js"
+import * as Frame from "../../src/internal/transport/stdio/frame.js"
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text)
 

@@ -1,0 +1,463 @@
+/**
+ * The proxy's definitions: one backend's tools, prompts, resources and templates as ordinary
+ * server definitions whose handlers forward to the backend's client (protocol.md §25).
+ *
+ * Per call the handler forwards the arguments unchanged, the caller's progress (`ctx.progress`
+ * from the backend's `onProgress`), log messages (`ctx.log` at the caller's level), input
+ * questions (see `proxyInput`), and — by running the backend call in the handler's own fiber —
+ * cancellation. A backend's `McpError` is the handler's `McpError` (same code, message and data);
+ * any other failure is -32603 naming the backend.
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import { InputRequired } from "../../Input.js"
+import type * as Input from "../../Input.js"
+import * as JsonRpc from "../../JsonRpc.js"
+import * as McpClient from "../../McpClient.js"
+import * as McpSchema from "../../McpSchema.js"
+import type * as Prompt from "../../Prompt.js"
+import type { RequestContextShape } from "../../RequestContext.js"
+import type * as Resource from "../../Resource.js"
+import type * as Skill from "../../Skill.js"
+import type * as Tool from "../../Tool.js"
+import type { TransportError } from "../../Transport.js"
+import * as UriTemplate from "../../UriTemplate.js"
+import type { Kind } from "./error.js"
+import * as ProxyInput from "./input.js"
+
+type McpError = JsonRpc.McpError
+
+// ---------------------------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------------------------
+
+/** A backend as the definitions see it. */
+export interface Link {
+  readonly prefix: string
+  readonly client: McpClient.McpClient
+  /** Is the backend marked down? */
+  readonly isDown: Effect.Effect<boolean>
+  /** Marks the backend down: its entries are removed (called on a fatal transport failure). */
+  readonly down: (reason: string) => Effect.Effect<void>
+}
+
+/** A server definition of any kind. */
+export type Definition =
+  | { readonly _tag: "tool"; readonly def: Tool.Tool }
+  | { readonly _tag: "prompt"; readonly def: Prompt.Prompt }
+  | { readonly _tag: "resource"; readonly def: Resource.Resource }
+  | { readonly _tag: "resourceTemplate"; readonly def: Resource.ResourceTemplate }
+  | { readonly _tag: "skill"; readonly def: Skill.Skill }
+
+/** An identity a definition occupies on the proxy. */
+export interface Claim {
+  readonly kind: Kind
+  readonly key: string
+}
+
+/**
+ * One definition the proxy serves for a backend: `id` is `"<kind> <key>"`; `fingerprint` changes
+ * when the backend's description of it changes; `claims` are the identities it occupies (itself,
+ * and for a skill every file URI as a resource).
+ */
+export interface Item {
+  readonly kind: Kind
+  readonly key: string
+  readonly id: string
+  readonly fingerprint: string
+  readonly claims: ReadonlyArray<Claim>
+  readonly definition: Definition
+}
+
+/** The three lists a change notification names. */
+export type Group = "tools" | "prompts" | "resources"
+
+/** The kinds of definitions each group covers. */
+export const GROUP_KINDS: Readonly<Record<Group, ReadonlyArray<Kind>>> = {
+  tools: ["tool"],
+  prompts: ["prompt"],
+  resources: ["resource", "resourceTemplate", "skill"]
+}
+
+/** `"<kind> <key>"`. */
+export const claimId = (claim: Claim): string => `${claim.kind} ${claim.key}`
+
+/** Builds an item whose only claim is itself. */
+export const item = (
+  kind: Kind,
+  key: string,
+  fingerprint: string,
+  definition: Definition,
+  extra: ReadonlyArray<Claim> = []
+): Item => ({
+  kind,
+  key,
+  id: claimId({ kind, key }),
+  fingerprint,
+  claims: [{ kind, key }, ...extra],
+  definition
+})
+
+// ---------------------------------------------------------------------------------------------
+// errors
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A transport failure that means the backend is gone: the connection or process closed, it could
+ * not be started, or an HTTP exchange failed without any response (network error).
+ */
+export const isFatal = (e: TransportError): boolean =>
+  e.reason === "Closed" || e.reason === "Spawn" || (e.reason === "Http" && e.status === undefined)
+
+/** -32603 naming the backend, with a fixed message (details go to the log). */
+export const unavailable = (prefix: string): McpError =>
+  JsonRpc.McpError.internalError(`Backend ${prefix} is unavailable`)
+
+/**
+ * The JSON-RPC error a failed backend call becomes: a backend `McpError` as is; a `ClientError`
+ * "Input" carrying the `McpError` the caller's side produced (e.g. -32021) as that error; anything
+ * else -32603 naming the backend. A fatal transport failure marks the backend down first.
+ */
+export const toMcpError = (link: Link, e: McpClient.CallError): Effect.Effect<McpError> => {
+  switch (e._tag) {
+    case "McpError":
+      return Effect.succeed(e)
+    case "TransportError":
+      return Effect.gen(function*() {
+        if (isFatal(e)) yield* link.down(`${e.reason}: ${e.message}`)
+        else yield* Effect.logWarning(`backend ${link.prefix}: ${e.message}`)
+        return unavailable(link.prefix)
+      })
+    case "ClientError":
+      return Effect.gen(function*() {
+        if (
+          e.reason === "Input" && e.cause instanceof JsonRpc.McpError && e.cause.message !== ProxyInput.NOT_ANSWERED_YET
+        ) {
+          return e.cause
+        }
+        yield* Effect.logWarning(`backend ${link.prefix}: ${e.reason}: ${e.message}`)
+        return e.reason === "Timeout"
+          ? JsonRpc.McpError.internalError(`Backend ${link.prefix} did not answer in time`)
+          : JsonRpc.McpError.internalError(`Backend ${link.prefix} failed`)
+      })
+  }
+}
+
+const guard = <A>(link: Link, effect: Effect.Effect<A, McpClient.CallError>): Effect.Effect<A, McpError> =>
+  Effect.flatMap(link.isDown, (down) =>
+    down
+      ? Effect.fail(unavailable(link.prefix))
+      : effect.pipe(Effect.catchAll((e) => Effect.flatMap(toMcpError(link, e), Effect.fail))))
+
+// ---------------------------------------------------------------------------------------------
+// forwarding one call
+// ---------------------------------------------------------------------------------------------
+
+/** The level the caller asked for: modern `_meta` log level (absent ⇒ none); legacy: all (the session filters). */
+const logLevelOf = (ctx: RequestContextShape): McpSchema.LoggingLevel | undefined =>
+  ctx.era === "legacy"
+    ? "debug"
+    : McpSchema.LOGGING_LEVELS.find((l) => l === ctx.meta[McpSchema.MetaKey.logLevel])
+
+/** The call options that route the backend's progress, logs and questions to the caller. */
+const callOptions = (ctx: RequestContextShape, caller: ProxyInput.Caller): McpClient.CallOptions => {
+  const level = logLevelOf(ctx)
+  return {
+    ...(ctx.progressToken === undefined ? {} : {
+      onProgress: (p: McpClient.Progress) =>
+        Effect.asVoid(ctx.progress(p.progress, {
+          ...(p.total === undefined ? {} : { total: p.total }),
+          ...(p.message === undefined ? {} : { message: p.message })
+        }))
+    }),
+    ...(level === undefined ? {} : {
+      onLog: (m: McpClient.LogMessage) => Effect.asVoid(ctx.log(m.level, m.data, m.logger)),
+      logLevel: level
+    }),
+    onRequest: ProxyInput.requestHandler(caller)
+  }
+}
+
+/**
+ * Runs one backend call for the caller `ctx`. Questions the backend asked that the (modern) caller
+ * has not answered end the handler with `InputRequired`, whatever the backend call yielded.
+ */
+export const forward = <A>(
+  link: Link,
+  ctx: RequestContextShape,
+  run: (options: McpClient.CallOptions) => Effect.Effect<A, McpClient.CallError>
+): Effect.Effect<A, McpError | InputRequired> =>
+  Effect.gen(function*() {
+    if (yield* link.isDown) return yield* unavailable(link.prefix)
+    const pending = yield* Ref.make<Readonly<Record<string, Input.InputRequest>>>({})
+    const caller: ProxyInput.Caller = { ctx, pending }
+    const outcome = yield* run(callOptions(ctx, caller)).pipe(
+      Effect.locally(ProxyInput.currentCaller, Option.some(caller)),
+      Effect.either
+    )
+    const asked = yield* Ref.get(pending)
+    if (Object.keys(asked).length > 0) return yield* new InputRequired({ requests: asked })
+    if (Either.isRight(outcome)) return outcome.right
+    return yield* Effect.flatMap(toMcpError(link, outcome.left), Effect.fail)
+  })
+
+/** The caller's own `_meta` keys for `tools/call` (reserved `io.modelcontextprotocol/*` keys and the progress token are the proxy's). */
+const forwardedMeta = (ctx: RequestContextShape): JsonRpc.JsonObject | undefined => {
+  const own = Object.entries(ctx.meta).filter(([k]) =>
+    k !== McpSchema.MetaKey.progressToken && !k.startsWith("io.modelcontextprotocol/")
+  )
+  return own.length === 0 ? undefined : Object.fromEntries(own)
+}
+
+/** A backend result without the fields the proxy's own server sets (`resultType`, caching hints, `serverInfo`). */
+const clean = (result: McpSchema.CallToolResult): McpSchema.CallToolResult => {
+  const { _meta, cacheScope: _cacheScope, resultType: _resultType, ttlMs: _ttlMs, ...rest } = result
+  if (_meta === undefined) return rest
+  const { [McpSchema.MetaKey.serverInfo]: _serverInfo, ...meta } = _meta
+  return Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta }
+}
+
+// ---------------------------------------------------------------------------------------------
+// listings
+// ---------------------------------------------------------------------------------------------
+
+const MAX_PAGES = 1000
+const preserve = { onExcessProperty: "preserve" } as const
+
+/**
+ * All pages of a list, decoded item by item: an item that does not decode is left out and
+ * logged, the rest is kept (edge case EC-09).
+ */
+export const listRaw = <A, I>(
+  link: Link,
+  method: string,
+  field: string,
+  schema: Schema.Schema<A, I>
+): Effect.Effect<ReadonlyArray<A>, McpClient.CallError> =>
+  Effect.gen(function*() {
+    const decode = Schema.decodeUnknownEither(schema, preserve)
+    const out: Array<A> = []
+    let cursor: string | undefined = undefined
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result: JsonRpc.JsonObject = yield* link.client.request(
+        method,
+        cursor === undefined ? undefined : { cursor }
+      )
+      const items = result[field]
+      if (!Array.isArray(items)) {
+        return yield* new McpClient.ClientError({
+          reason: "InvalidResult",
+          message: `${method}: ${field} is not an array`
+        })
+      }
+      for (const [i, u] of items.entries()) {
+        const decoded = decode(u)
+        if (Either.isRight(decoded)) out.push(decoded.right)
+        else yield* Effect.logWarning(`backend ${link.prefix}: ${method} item ${i} left out: ${decoded.left.message}`)
+      }
+      if (typeof result.nextCursor !== "string") return out
+      cursor = result.nextCursor
+    }
+    return out
+  })
+
+/** A typed list, falling back to item-by-item decoding when one item is invalid; -32601 ⇒ empty. */
+export const robustList = <A, I>(
+  link: Link,
+  typed: Effect.Effect<ReadonlyArray<A>, McpClient.CallError>,
+  method: string,
+  field: string,
+  schema: Schema.Schema<A, I>
+): Effect.Effect<ReadonlyArray<A>, McpClient.CallError> =>
+  typed.pipe(
+    Effect.catchIf(
+      (e) => e._tag === "ClientError" && e.reason === "InvalidResult",
+      () => listRaw(link, method, field, schema)
+    ),
+    Effect.catchIf(
+      (e) => e._tag === "McpError" && e.code === JsonRpc.ErrorCode.MethodNotFound,
+      () => Effect.succeed([])
+    )
+  )
+
+// ---------------------------------------------------------------------------------------------
+// definitions
+// ---------------------------------------------------------------------------------------------
+
+/** `{[key]: value}`, or `{}` when `value` is undefined (for optional fields under exactOptionalPropertyTypes). */
+const opt = <K extends string, V>(key: K, value: V | undefined): { readonly [P in K]?: V } => {
+  const out: { [P in K]?: V } = {}
+  if (value !== undefined) out[key] = value
+  return out
+}
+
+const completionsOf = (link: Link): boolean => link.client.info.capabilities.completions !== undefined
+
+const completer = (link: Link, ref: McpClient.CompleteRef, argument: string): Resource.Complete => (value, other) =>
+  guard(
+    link,
+    link.client.complete(ref, argument, value, Object.keys(other).length === 0 ? undefined : other)
+  ).pipe(
+    Effect.map((c) => ({ values: c.values, ...opt("total", c.total), ...opt("hasMore", c.hasMore) }))
+  )
+
+const completers = (
+  link: Link,
+  ref: McpClient.CompleteRef,
+  names: ReadonlyArray<string>
+): { readonly complete?: Readonly<Record<string, Resource.Complete>> } =>
+  completionsOf(link) && names.length > 0
+    ? { complete: Object.fromEntries(names.map((n) => [n, completer(link, ref, n)])) }
+    : {}
+
+const skipped = (link: Link, what: string, why: string): Effect.Effect<Option.Option<never>> =>
+  Effect.as(Effect.logWarning(`backend ${link.prefix}: ${what} left out: ${why}`), Option.none())
+
+/** A backend tool as `<prefix>_<name>`; its schemas, annotations and description unchanged. */
+export const toolItem = (link: Link, tool: McpSchema.Tool): Effect.Effect<Option.Option<Item>> => {
+  if (tool.name.length === 0) return skipped(link, "a tool", "its name is empty")
+  if (tool.inputSchema.type !== "object") {
+    return skipped(link, `tool ${tool.name}`, "its inputSchema has no root \"type\": \"object\"")
+  }
+  const name = `${link.prefix}_${tool.name}`
+  const def: Tool.Tool = {
+    name,
+    ...opt("title", tool.title),
+    ...opt("description", tool.description),
+    ...opt("annotations", tool.annotations),
+    ...opt("icons", tool.icons),
+    ...opt("_meta", tool._meta),
+    inputSchema: tool.inputSchema,
+    ...opt("outputSchema", tool.outputSchema),
+    handler: (args, ctx) => {
+      const meta = forwardedMeta(ctx)
+      return forward(
+        link,
+        ctx,
+        (options) => link.client.callTool(tool.name, args, meta === undefined ? options : { ...options, _meta: meta })
+      ).pipe(
+        Effect.map(clean)
+      )
+    }
+  }
+  return Effect.succeed(Option.some(item("tool", name, JSON.stringify(tool), { _tag: "tool", def })))
+}
+
+/** A backend prompt as `<prefix>_<name>`; completions go to the backend by its own name. */
+export const promptItem = (link: Link, prompt: McpSchema.Prompt): Effect.Effect<Option.Option<Item>> => {
+  if (prompt.name.length === 0) return skipped(link, "a prompt", "its name is empty")
+  const name = `${link.prefix}_${prompt.name}`
+  const def: Prompt.Prompt = {
+    name,
+    ...opt("title", prompt.title),
+    ...opt("description", prompt.description),
+    ...opt("arguments", prompt.arguments),
+    ...opt("icons", prompt.icons),
+    ...opt("_meta", prompt._meta),
+    handler: (args, ctx) =>
+      forward(link, ctx, (options) => link.client.getPrompt(prompt.name, args, options)).pipe(
+        Effect.map((r) => ({ ...opt("description", r.description), messages: r.messages }))
+      ),
+    ...completers(link, { type: "ref/prompt", name: prompt.name }, (prompt.arguments ?? []).map((a) => a.name))
+  }
+  return Effect.succeed(Option.some(item("prompt", name, JSON.stringify(prompt), { _tag: "prompt", def })))
+}
+
+/** Reads `uri` from the backend; a legacy -32002 becomes -32602 with `data.uri` for a modern caller. */
+const read = (link: Link, ctx: RequestContextShape, uri: string) =>
+  forward(link, ctx, (options) => link.client.readResource(uri, options)).pipe(
+    Effect.map((r) => ({ contents: r.contents })),
+    Effect.mapError((e) =>
+      e._tag === "McpError" && e.code === JsonRpc.ErrorCode.LegacyResourceNotFound && ctx.era === "modern"
+        ? JsonRpc.McpError.resourceNotFound(uri)
+        : e
+    )
+  )
+
+/** A backend resource under its own URI. */
+export const resourceItem = (link: Link, resource: McpSchema.Resource): Item => {
+  const def: Resource.Resource = {
+    uri: resource.uri,
+    name: resource.name,
+    ...opt("title", resource.title),
+    ...opt("description", resource.description),
+    ...opt("mimeType", resource.mimeType),
+    ...opt("size", resource.size),
+    ...opt("annotations", resource.annotations),
+    ...opt("icons", resource.icons),
+    ...opt("_meta", resource._meta),
+    handler: (uri, ctx) => read(link, ctx, uri)
+  }
+  return item("resource", resource.uri, JSON.stringify(resource), { _tag: "resource", def })
+}
+
+/** A backend resource template under its own `uriTemplate`; completions go to the backend. */
+export const templateItem = (link: Link, template: McpSchema.ResourceTemplate): Effect.Effect<Option.Option<Item>> => {
+  const parsed = UriTemplate.parse(template.uriTemplate)
+  if (Either.isLeft(parsed)) return skipped(link, `template ${template.uriTemplate}`, parsed.left.message)
+  const def: Resource.ResourceTemplate = {
+    uriTemplate: template.uriTemplate,
+    name: template.name,
+    ...opt("title", template.title),
+    ...opt("description", template.description),
+    ...opt("mimeType", template.mimeType),
+    ...opt("annotations", template.annotations),
+    ...opt("icons", template.icons),
+    ...opt("_meta", template._meta),
+    handler: (_variables, ctx) => read(link, ctx, ctx.uri),
+    ...completers(link, { type: "ref/resource", uri: template.uriTemplate }, parsed.right.variables)
+  }
+  return Effect.succeed(
+    Option.some(
+      item("resourceTemplate", template.uriTemplate, JSON.stringify(template), { _tag: "resourceTemplate", def })
+    )
+  )
+}
+
+/** The backend's tools. */
+export const listTools = (link: Link): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
+  robustList(link, link.client.listAllTools, McpSchema.Method.toolsList, "tools", McpSchema.Tool).pipe(
+    Effect.flatMap((tools) => Effect.forEach(tools, (t) => toolItem(link, t))),
+    Effect.map((items) => items.flatMap(Option.toArray))
+  )
+
+/** The backend's prompts. */
+export const listPrompts = (link: Link): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
+  robustList(link, link.client.listAllPrompts, McpSchema.Method.promptsList, "prompts", McpSchema.Prompt).pipe(
+    Effect.flatMap((prompts) => Effect.forEach(prompts, (p) => promptItem(link, p))),
+    Effect.map((items) => items.flatMap(Option.toArray))
+  )
+
+/**
+ * The backend's static resources, except those `excluded` (the files of its skills), and its
+ * templates.
+ */
+export const listResources = (
+  link: Link,
+  excluded: (uri: string) => boolean
+): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
+  Effect.gen(function*() {
+    const resources = yield* robustList(
+      link,
+      link.client.listAllResources,
+      McpSchema.Method.resourcesList,
+      "resources",
+      McpSchema.Resource
+    )
+    const templates = yield* robustList(
+      link,
+      link.client.listAllResourceTemplates,
+      McpSchema.Method.resourcesTemplatesList,
+      "resourceTemplates",
+      McpSchema.ResourceTemplate
+    )
+    const fromTemplates = yield* Effect.forEach(templates, (t) => templateItem(link, t))
+    return [
+      ...resources.filter((r) => !excluded(r.uri)).map((r) => resourceItem(link, r)),
+      ...fromTemplates.flatMap(Option.toArray)
+    ]
+  })

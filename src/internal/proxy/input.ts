@@ -1,0 +1,90 @@
+/**
+ * Input forwarding through the proxy (protocol.md §15, §24.4, §25): a backend's question
+ * (elicitation, sampling, roots) is asked of the proxy's own caller with `Input.ask`.
+ *
+ * - A legacy caller gets a real server→client request and the answer goes back to the backend.
+ * - A modern caller has no answer yet on the first run: the question is recorded in the call's
+ *   `pending` record, the backend gets an error, and the proxy's handler ends with `InputRequired`
+ *   (so the caller gets `input_required`). On the caller's retry the handler calls the backend
+ *   again from the start; the backend asks the same question (same key, derived from its params)
+ *   and this time `Input.ask` finds the answer among the caller's `inputResponses`.
+ *
+ * Backend questions arrive two ways: a modern backend's `input_required` rounds are answered by the
+ * client's input handlers inside the calling fiber (found through {@link currentCaller}); a legacy
+ * backend's server→client requests come to the call's own `onRequest` (in-process and HTTP; stdio
+ * has no per-request channel).
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Input from "../../Input.js"
+import * as JsonRpc from "../../JsonRpc.js"
+import type * as McpClient from "../../McpClient.js"
+import * as McpSchema from "../../McpSchema.js"
+import { RequestContext, type RequestContextShape } from "../../RequestContext.js"
+import type { RequestHandler } from "../../Transport.js"
+
+/** The proxied request a backend call belongs to: its context and the questions still open. */
+export interface Caller {
+  readonly ctx: RequestContextShape
+  readonly pending: Ref.Ref<Readonly<Record<string, Input.InputRequest>>>
+}
+
+/** The caller of the backend call running in this fiber (set by the proxy around each call). */
+export const currentCaller: FiberRef.FiberRef<Option.Option<Caller>> = FiberRef.unsafeMake<Option.Option<Caller>>(
+  Option.none()
+)
+
+/** The message of the error a backend gets while the proxy's modern caller has not answered yet. */
+export const NOT_ANSWERED_YET = "The proxy's caller has not answered this question yet"
+
+const AnyObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** Asks the caller; an open question (modern) is recorded and fails with -32603. */
+export const ask = <A, I>(
+  caller: Caller,
+  request: Input.InputRequest,
+  schema: Schema.Schema<A, I>
+): Effect.Effect<A, JsonRpc.McpError> =>
+  Input.ask(request, schema).pipe(
+    Effect.provideService(RequestContext, caller.ctx),
+    Effect.catchTag("InputRequired", (e) =>
+      Ref.update(caller.pending, (p) => ({ ...p, ...e.requests })).pipe(
+        Effect.zipRight(Effect.fail(JsonRpc.McpError.internalError(NOT_ANSWERED_YET)))
+      ))
+  )
+
+const noCaller = JsonRpc.McpError.internalError("No proxied request to ask for input")
+
+const fromFiber = <A>(f: (caller: Caller) => Effect.Effect<A, JsonRpc.McpError>): Effect.Effect<A, JsonRpc.McpError> =>
+  Effect.flatMap(
+    FiberRef.get(currentCaller),
+    Option.match({ onNone: () => Effect.fail(noCaller), onSome: f })
+  )
+
+/** The client input handlers that forward to the caller in this fiber. */
+export const inputHandlers: Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl"> = {
+  onElicit: (params) => fromFiber((c) => ask(c, { method: "elicitation/create", params }, Input.ElicitResult)),
+  onSample: (params) =>
+    fromFiber((c) => ask(c, { method: "sampling/createMessage", params }, Input.CreateMessageResult)),
+  onRoots: () => fromFiber((c) => ask(c, { method: "roots/list", params: {} }, Input.ListRootsResult)),
+  elicitUrl: true
+}
+
+const INPUT_METHODS = ["elicitation/create", "sampling/createMessage", "roots/list"] as const
+
+/** Answers a legacy backend's server→client request of one call by asking that call's caller. */
+export const requestHandler = (caller: Caller): RequestHandler => (request) => {
+  if (request.method === McpSchema.Method.ping) return Effect.succeed(JsonRpc.success(request.id, {}))
+  const method = INPUT_METHODS.find((m) => m === request.method)
+  if (method === undefined) {
+    return Effect.succeed(JsonRpc.failure(request.id, JsonRpc.McpError.methodNotFound(request.method)))
+  }
+  return ask(caller, { method, params: request.params ?? {} }, AnyObject).pipe(
+    Effect.map((result): JsonRpc.Response => JsonRpc.success(request.id, result)),
+    Effect.catchTag("McpError", (e) => Effect.succeed(JsonRpc.failure(request.id, e)))
+  )
+}

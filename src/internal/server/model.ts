@@ -1,0 +1,210 @@
+/**
+ * Server, session and dispatch types.
+ * @internal
+ */
+import type * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type { InputRequired } from "../../Input.js"
+import * as JsonRpc from "../../JsonRpc.js"
+import * as JsonSchema from "../../JsonSchema.js"
+import * as McpSchema from "../../McpSchema.js"
+import type * as Prompt from "../../Prompt.js"
+import type { AuthInfo, RequestContext, RequestContextShape } from "../../RequestContext.js"
+import type * as Resource from "../../Resource.js"
+import type * as Skill from "../../Skill.js"
+import type * as Task from "../../Task.js"
+import type * as Tool from "../../Tool.js"
+import * as Defs from "./snapshot.js"
+import type * as Tasks from "./tasks.js"
+
+type McpError = JsonRpc.McpError
+
+/**
+ * Server options (documented on `McpServer.Options`). The type parameters are the definitions'
+ * and middlewares' types, so `McpServer.make` can infer the services they need and provide.
+ */
+export interface Options<
+  T extends Tool.Any = Tool.Tool,
+  Res extends Resource.AnyResource = Resource.Resource,
+  Tpl extends Resource.AnyTemplate = Resource.ResourceTemplate,
+  P extends Prompt.Any = Prompt.Prompt,
+  M extends AnyMiddleware = Middleware
+> {
+  readonly name: string
+  readonly version: string
+  readonly title?: string
+  readonly description?: string
+  readonly websiteUrl?: string
+  readonly icons?: ReadonlyArray<McpSchema.Icon>
+  readonly instructions?: string
+  readonly tools?: ReadonlyArray<T>
+  readonly resources?: ReadonlyArray<Res>
+  readonly resourceTemplates?: ReadonlyArray<Tpl>
+  readonly prompts?: ReadonlyArray<P>
+  readonly pageSize?: number
+  readonly cache?: { readonly ttlMs?: number; readonly scope?: McpSchema.CacheScope }
+  readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
+  readonly logging?: boolean
+  readonly listChanged?: boolean
+  readonly subscribe?: boolean
+  readonly exposeErrorMessages?: boolean
+  readonly validate?: boolean
+  readonly validator?: JsonSchema.Validator
+  readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
+  readonly skills?: ReadonlyArray<Skill.Skill>
+  readonly middleware?: ReadonlyArray<M>
+  readonly tasks?: Task.Options
+}
+
+/** Options whatever services their definitions need (what the server stores). */
+export type AnyOptions = Options<Tool.Any, Resource.AnyResource, Resource.AnyTemplate, Prompt.Any, AnyMiddleware>
+
+/** The services the definitions' handlers need besides `RequestContext`. */
+export type HandlerServices<T, Res, Tpl, P> =
+  | Tool.Services<T>
+  | Resource.Services<Res>
+  | Resource.Services<Tpl>
+  | Prompt.Services<P>
+
+/**
+ * What `McpServer.make` requires from its environment: the handlers' services that no middleware
+ * provides, and the middlewares' own requirements.
+ */
+export type Requirements<T, Res, Tpl, P, M> =
+  | Exclude<HandlerServices<T, Res, Tpl, P>, MiddlewareProvides<M> | RequestContext>
+  | MiddlewareRequires<M>
+
+/** The services a server's handlers can count on: its requirements and what its middlewares provide. */
+export type ServerServices<T, Res, Tpl, P, M> = Requirements<T, Res, Tpl, P, M> | MiddlewareProvides<M>
+
+/** What a middleware sees of one request. */
+export interface MiddlewareRequest {
+  readonly method: string
+  readonly params: JsonRpc.JsonObject
+  readonly ctx: RequestContextShape
+}
+
+/** The rest of the chain, as a middleware sees it: it needs the services the middleware provides. */
+export type MiddlewareNext<Provides = never> = Effect.Effect<
+  JsonRpc.JsonObject,
+  JsonRpc.McpError | InputRequired,
+  Provides
+>
+
+/**
+ * A middleware around one request (after era and `_meta` checks, before the handler): it sees
+ * the method, the params and the request context, and wraps `next` (the rest of the chain and the
+ * handler). It may time or log the call, short-circuit with a result or an `McpError`, or run
+ * `next` with the services `Provides` provided; its own Effect needs `Requires`. The optional
+ * `~provides` member is type-level only (it keeps `Provides` visible when middlewares are inferred
+ * as a union).
+ */
+export interface Middleware<Provides = never, Requires = never> {
+  (
+    request: MiddlewareRequest,
+    next: MiddlewareNext<Provides>
+  ): Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired, Requires>
+  readonly "~provides"?: { readonly provides: Provides } | undefined
+}
+
+/** Any middleware, whatever it provides and requires. */
+export interface AnyMiddleware {
+  (
+    request: MiddlewareRequest,
+    next: MiddlewareNext
+  ): Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired, unknown>
+  readonly "~provides"?: { readonly provides: unknown } | undefined
+}
+
+/** The services a middleware (or a union of them) provides to what it wraps. */
+export type MiddlewareProvides<M> = M extends { readonly "~provides"?: { readonly provides: infer P } | undefined } ? P
+  : never
+
+/** The services a middleware's own Effect (or a union of them) needs. */
+export type MiddlewareRequires<M> = M extends (
+  request: MiddlewareRequest,
+  next: MiddlewareNext
+) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired, infer R> ? R
+  : never
+
+/** A change to what the server serves. */
+export type ChangeEvent =
+  | { readonly _tag: "ListChanged"; readonly kind: "tools" | "prompts" | "resources" }
+  | { readonly _tag: "ResourceUpdated"; readonly uri: string }
+
+/**
+ * A server value: its options and the `SubscriptionRef` of definition snapshots. `Services`
+ * (type-level only, contravariant) are the services its handlers can count on: what `make`
+ * captured from its environment and what its middlewares provide.
+ */
+export interface Server<Services = never> {
+  readonly info: McpSchema.Implementation
+  /** The options, with the definitions' service types erased (the server provides them). */
+  readonly options: Options
+  /** The environment `make` captured: provided (under the middlewares) to every request. */
+  readonly context: Context.Context<never>
+  readonly "~services"?: ((_: Services) => void) | undefined
+  readonly versions: ReadonlyArray<McpSchema.ProtocolVersion>
+  readonly state: SubscriptionRef.SubscriptionRef<Defs.Snapshot>
+  readonly events: PubSub.PubSub<ChangeEvent>
+  readonly shutdown: Deferred.Deferred<void>
+  /** HMAC keys for `requestState` (the first signs, all verify). */
+  readonly stateKeys: ReadonlyArray<string>
+  /** The Tasks extension's machinery, when the `tasks` option is set. */
+  readonly tasks?: Tasks.Runtime | undefined
+}
+
+/** What a legacy session knows once `initialize` was answered. */
+export interface SessionState {
+  readonly protocolVersion: McpSchema.ProtocolVersion
+  readonly clientInfo: McpSchema.Implementation | undefined
+  readonly clientCapabilities: McpSchema.ClientCapabilities
+  readonly initialized: boolean
+  readonly logLevel: McpSchema.LoggingLevel | undefined
+  readonly subscriptions: ReadonlySet<string>
+}
+
+/** A legacy session: one stdio process, or one HTTP `Mcp-Session-Id`. */
+export interface Session {
+  readonly state: Ref.Ref<SessionState | undefined>
+}
+
+export const makeSession: Effect.Effect<Session> = Effect.map(
+  Ref.make<SessionState | undefined>(undefined),
+  (state) => ({ state })
+)
+
+/** Options of one dispatch. */
+export interface DispatchOptions {
+  /** The legacy session of this connection, if the transport has one. */
+  readonly session?: Session | undefined
+  /** HTTP request headers: enables the 2026-07-28 header checks and header-based era routing. */
+  readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> | undefined
+  /** Where request-scoped notifications (progress, log messages) go. */
+  readonly notify?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+  /**
+   * Legacy sessions: sends a server→client request (`elicitation/create`, `sampling/createMessage`,
+   * `roots/list`) on the session and yields its result.
+   */
+  readonly sendRequest?:
+    | ((method: string, params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, McpError>)
+    | undefined
+  /** The authenticated caller (HTTP with a token verifier). */
+  readonly auth?: AuthInfo | undefined
+  /**
+   * Completed when the transport serving this request stops: its open `subscriptions/listen`
+   * requests end gracefully (with their result). `McpServer.shutdown` ends those of every transport.
+   */
+  readonly shutdown?: Deferred.Deferred<void> | undefined
+}
+
+/** A response and the HTTP status the spec gives it. */
+export interface Reply {
+  readonly message: JsonRpc.Response
+  readonly status: number
+}

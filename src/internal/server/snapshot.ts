@@ -1,0 +1,195 @@
+/**
+ * Compiled definitions and the immutable snapshot a request reads.
+ * @internal
+ */
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as JsonRpc from "../../JsonRpc.js"
+import type * as McpSchema from "../../McpSchema.js"
+import type * as Prompt from "../../Prompt.js"
+import type * as Resource from "../../Resource.js"
+import type * as Skill from "../../Skill.js"
+import type * as Tool from "../../Tool.js"
+import * as UriTemplate from "../../UriTemplate.js"
+import * as SkillInternal from "../skill/build.js"
+
+/**
+ * A definition was refused when the server was built or changed (bad schema, bad template,
+ * duplicate name).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DefinitionError extends Data.TaggedError("DefinitionError")<{
+  readonly kind: "tool" | "resource" | "resourceTemplate" | "prompt" | "skill"
+  readonly name: string
+  readonly message: string
+}> {}
+
+/** @internal */
+export interface CompiledTool {
+  readonly def: Tool.Tool
+  readonly inputSchema: JsonRpc.JsonObject
+  readonly wire: McpSchema.Tool
+}
+
+/** @internal */
+export interface CompiledTemplate {
+  readonly def: Resource.ResourceTemplate
+  readonly parsed: UriTemplate.UriTemplate
+  readonly wire: McpSchema.ResourceTemplate
+}
+
+/** @internal */
+export interface CompiledSkill {
+  readonly skill: Skill.Skill
+  readonly entry: Skill.SkillEntry
+  /** The SKILL.md resource as `resources/list` shows it. */
+  readonly wire: McpSchema.Resource
+}
+
+/** Computes a skill's entry (digests) once, when it is added. */
+export const compileSkill = (skill: Skill.Skill): Effect.Effect<CompiledSkill> =>
+  Effect.map(SkillInternal.entry(skill), (entry) => ({
+    skill,
+    entry,
+    wire: {
+      uri: skill.uri,
+      name: skill.name,
+      description: skill.frontmatter.description,
+      mimeType: "text/markdown"
+    }
+  }))
+
+/** @internal */
+export interface Snapshot {
+  readonly revision: number
+  readonly tools: ReadonlyArray<CompiledTool>
+  readonly resources: ReadonlyArray<{ readonly def: Resource.Resource; readonly wire: McpSchema.Resource }>
+  readonly templates: ReadonlyArray<CompiledTemplate>
+  readonly prompts: ReadonlyArray<{ readonly def: Prompt.Prompt; readonly wire: McpSchema.Prompt }>
+  readonly skills: ReadonlyArray<CompiledSkill>
+  /** Does any definition declare per-caller visibility? (Derived once, when the snapshot is built.) */
+  readonly hasVisibility: boolean
+}
+
+/** @internal */
+export const emptySnapshot: Snapshot = {
+  revision: 0,
+  tools: [],
+  resources: [],
+  templates: [],
+  prompts: [],
+  skills: [],
+  hasVisibility: false
+}
+
+const EMPTY_INPUT: JsonRpc.JsonObject = { type: "object", properties: {} }
+
+const pick = <T extends object, K extends keyof T>(obj: T, keys: ReadonlyArray<K>): Partial<Pick<T, K>> => {
+  const out: Partial<Pick<T, K>> = {}
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k]
+  return out
+}
+
+/** @internal */
+export const compileTool = (def: Tool.Tool): Either.Either<CompiledTool, DefinitionError> => {
+  const inputSchema = def.inputSchema ?? EMPTY_INPUT
+  const fail = (message: string) => Either.left(new DefinitionError({ kind: "tool", name: def.name, message }))
+  if (def.name.length === 0) return fail("tool name must not be empty")
+  if (inputSchema.type !== "object") return fail("inputSchema must have a root \"type\": \"object\"")
+  if (def.outputSchema !== undefined && !JsonRpc.isObject(def.outputSchema)) {
+    return fail("outputSchema must be a JSON Schema object")
+  }
+  const wire: McpSchema.Tool = {
+    name: def.name,
+    ...pick(def, ["title", "description", "annotations", "icons", "_meta"]),
+    inputSchema,
+    ...(def.outputSchema === undefined ? {} : { outputSchema: def.outputSchema })
+  }
+  return Either.right({ def, inputSchema, wire })
+}
+
+/** @internal */
+export const compileResource = (def: Resource.Resource) => ({
+  def,
+  wire: {
+    uri: def.uri,
+    name: def.name,
+    ...pick(def, ["title", "description", "mimeType", "size", "annotations", "icons", "_meta"])
+  } satisfies McpSchema.Resource
+})
+
+/** @internal */
+export const compileTemplate = (def: Resource.ResourceTemplate): Either.Either<CompiledTemplate, DefinitionError> =>
+  UriTemplate.parse(def.uriTemplate).pipe(
+    Either.mapLeft((e) => new DefinitionError({ kind: "resourceTemplate", name: def.name, message: e.message })),
+    Either.map((parsed) => ({
+      def,
+      parsed,
+      wire: {
+        uriTemplate: def.uriTemplate,
+        name: def.name,
+        ...pick(def, ["title", "description", "mimeType", "annotations", "icons", "_meta"])
+      }
+    }))
+  )
+
+/** @internal */
+export const compilePrompt = (def: Prompt.Prompt) => ({
+  def,
+  wire: {
+    name: def.name,
+    ...pick(def, ["title", "description", "icons", "_meta"]),
+    ...(def.arguments === undefined ? {} : { arguments: def.arguments })
+  } satisfies McpSchema.Prompt
+})
+
+const duplicate = <A>(
+  items: ReadonlyArray<A>,
+  key: (a: A) => string
+): Option.Option<string> => {
+  const seen = new Set<string>()
+  for (const item of items) {
+    const k = key(item)
+    if (seen.has(k)) return Option.some(k)
+    seen.add(k)
+  }
+  return Option.none()
+}
+
+/** @internal */
+export const build = (defs: {
+  readonly tools?: ReadonlyArray<Tool.Tool> | undefined
+  readonly resources?: ReadonlyArray<Resource.Resource> | undefined
+  readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate> | undefined
+  readonly prompts?: ReadonlyArray<Prompt.Prompt> | undefined
+  readonly skills?: ReadonlyArray<CompiledSkill> | undefined
+}, revision: number): Either.Either<Snapshot, DefinitionError> =>
+  Either.gen(function*() {
+    const tools = yield* Either.all((defs.tools ?? []).map(compileTool))
+    const templates = yield* Either.all((defs.resourceTemplates ?? []).map(compileTemplate))
+    const resources = (defs.resources ?? []).map(compileResource)
+    const prompts = (defs.prompts ?? []).map(compilePrompt)
+    const checks = [
+      ["tool", duplicate(tools, (t) => t.def.name)],
+      ["resource", duplicate(resources, (r) => r.def.uri)],
+      ["resourceTemplate", duplicate(templates, (t) => t.def.uriTemplate)],
+      ["prompt", duplicate(prompts, (p) => p.def.name)],
+      ["skill", duplicate(defs.skills ?? [], (s) => s.skill.uri)]
+    ] as const
+    for (const [kind, dup] of checks) {
+      if (Option.isSome(dup)) {
+        return yield* Either.left(new DefinitionError({ kind, name: dup.value, message: `duplicate ${kind}` }))
+      }
+    }
+    const skills = defs.skills ?? []
+    const hasVisibility = tools.some((t) => t.def.visible !== undefined) ||
+      resources.some((r) => r.def.visible !== undefined) ||
+      templates.some((t) => t.def.visible !== undefined) ||
+      prompts.some((p) => p.def.visible !== undefined) ||
+      skills.some((s) => s.skill.requiredScopes.length > 0)
+    return { revision, tools, resources, templates, prompts, skills, hasVisibility }
+  })

@@ -1,0 +1,333 @@
+/**
+ * The Tasks extension, server side (SEP-2663): deciding a tool call's mode, creating a task and
+ * running its handler in a fiber, and `tasks/get`, `tasks/update`, `tasks/cancel`.
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import type { InputRequired } from "../../Input.js"
+import * as JsonRpc from "../../JsonRpc.js"
+import { type RequestContextShape } from "../../RequestContext.js"
+import * as Task from "../../Task.js"
+import { decodeParams, fail, Failure } from "./failure.js"
+import { liftIn } from "./requestContext.js"
+
+const { McpError } = JsonRpc
+
+/** Rounds of questions one task may ask before it fails. */
+const MAX_INPUT_ROUNDS = 100
+
+/** One server's task machinery: settings, the store, and the handlers running here. */
+export interface Runtime {
+  readonly ttlMs: number
+  readonly pollIntervalMs: number
+  readonly maxTasks: number
+  readonly store: Task.TaskStoreShape
+  readonly fibers: FiberMap.FiberMap<string>
+  /** Tasks waiting for answers: completed when `tasks/update` answered every open question. */
+  readonly waiting: Ref.Ref<HashMap.HashMap<string, Deferred.Deferred<void>>>
+  readonly shutdown: Deferred.Deferred<void>
+}
+
+const millis = (d: Duration.DurationInput | undefined, fallback: Duration.DurationInput): number =>
+  Math.max(1, Math.floor(Duration.toMillis(Duration.decode(d ?? fallback))))
+
+export const makeRuntime = (
+  options: Task.Options,
+  shutdown: Deferred.Deferred<void>
+): Effect.Effect<Runtime> =>
+  Effect.gen(function*() {
+    const provided = yield* Effect.serviceOption(Task.TaskStore)
+    const store = Option.isSome(provided) ? provided.value : yield* Task.makeMemoryStore
+    // The map's scope is never closed: each task fiber ends on its own (done, cancelled, expired,
+    // or server shutdown), and the map drops it then.
+    const fibers = yield* FiberMap.make<string>().pipe(Scope.extend(yield* Scope.make()))
+    return {
+      ttlMs: millis(options.ttl, "1 hour"),
+      pollIntervalMs: millis(options.pollInterval, "1 second"),
+      maxTasks: Math.max(1, Math.floor(options.maxTasks ?? 1000)),
+      store,
+      fibers,
+      waiting: yield* Ref.make(HashMap.empty<string, Deferred.Deferred<void>>()),
+      shutdown
+    }
+  })
+
+const declares = (ctx: RequestContextShape): boolean => {
+  const ext = ctx.era === "modern" ? ctx.clientCapabilities.extensions : undefined
+  return ext !== undefined && JsonRpc.isObject(ext[Task.EXTENSION_ID])
+}
+
+const missingExtension = () =>
+  McpError.missingClientCapability(
+    { extensions: { [Task.EXTENSION_ID]: {} } },
+    `Missing required client capability: extension ${Task.EXTENSION_ID}`
+  )
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The wire `Task` (plus the status's payload when `detailed`). */
+export const toWire = (r: Task.TaskRecord, detailed: boolean): JsonRpc.JsonObject => ({
+  taskId: r.taskId,
+  status: r.status,
+  ...(r.statusMessage === undefined ? {} : { statusMessage: r.statusMessage }),
+  createdAt: iso(r.createdAt),
+  lastUpdatedAt: iso(r.lastUpdatedAt),
+  ttlMs: r.ttlMs,
+  pollIntervalMs: r.pollIntervalMs,
+  ...(detailed && r.status === "input_required" ? { inputRequests: r.inputRequests ?? {} } : {}),
+  ...(detailed && r.status === "completed" && r.result !== undefined ? { result: r.result } : {}),
+  ...(detailed && r.status === "failed" && r.error !== undefined ? { error: r.error } : {})
+})
+
+/** A tool call run by the dispatcher: `ctx` is the one its handler gets. */
+export type Execute = (ctx: RequestContextShape) => Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired>
+
+/**
+ * Decides how a tool call runs. `None`: run it in the request as usual. `Some`: a task was
+ * created (its handler runs in a fiber) and this is the `CreateTaskResult`.
+ */
+export const maybeStart = (
+  runtime: Runtime | undefined,
+  policy: Task.Policy | undefined,
+  args: JsonRpc.JsonObject,
+  ctx: RequestContextShape,
+  execute: Execute
+): Effect.Effect<Option.Option<JsonRpc.JsonObject>, Failure | InputRequired> =>
+  Effect.gen(function*() {
+    if (policy === undefined || policy === "sync") return Option.none()
+    const mode = typeof policy === "function"
+      ? yield* liftIn(ctx, () => policy(args, ctx)).pipe(
+        Effect.catchTag("McpError", (e) => fail(e))
+      )
+      : policy
+    if (mode === "sync") return Option.none()
+    if (runtime === undefined || !declares(ctx)) {
+      return mode === "required" ? yield* fail(missingExtension()) : Option.none()
+    }
+    const now = yield* Clock.currentTimeMillis
+    const record: Task.TaskRecord = {
+      taskId: crypto.randomUUID(),
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: runtime.ttlMs,
+      pollIntervalMs: runtime.pollIntervalMs,
+      expiresAt: now + runtime.ttlMs,
+      answers: {},
+      subject: ctx.auth?.subject
+    }
+    // SEP-2663: the task exists (tasks/get resolves) before the CreateTaskResult is sent.
+    if (!(yield* runtime.store.create(record, runtime.maxTasks, now))) {
+      if (mode === "optional") return Option.none()
+      return yield* fail(McpError.internalError("Too many tasks in progress; try again later"))
+    }
+    yield* FiberMap.run(runtime.fibers, record.taskId, run(runtime, record, ctx, execute))
+    return Option.some({ resultType: "task", ...toWire(record, false) })
+  })
+
+const modify = (runtime: Runtime, taskId: string, f: (r: Task.TaskRecord, now: number) => Task.TaskRecord) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => runtime.store.modify(taskId, now, (r) => f(r, now)))
+
+/** Moves an unfinished task to a terminal state (a finished one stays as it is). */
+const finish = (runtime: Runtime, taskId: string, change: Partial<Task.TaskRecord>) =>
+  modify(runtime, taskId, (r, now) =>
+    Task.isTerminal(r.status)
+      ? r
+      : { ...r, ...change, inputRequests: undefined, lastUpdatedAt: now })
+
+/**
+ * The task's fiber: runs the handler; a question ends a round (as in a multi round-trip
+ * request): the task is `input_required` until `tasks/update` answered every open question, then
+ * the handler runs again with every answer so far. Interrupted by `tasks/cancel`, the end of the
+ * ttl, or the server's shutdown; the handler's finalizers run before the task reads `cancelled`.
+ */
+const run = (
+  runtime: Runtime,
+  record: Task.TaskRecord,
+  request: RequestContextShape,
+  execute: Execute
+): Effect.Effect<void> => {
+  const { taskId } = record
+  // Progress becomes the status message (SEP-2663 has no progress notifications for tasks).
+  const progress: RequestContextShape["progress"] = (value, options) =>
+    !Number.isFinite(value)
+      ? Effect.succeed(false)
+      : Effect.map(
+        modify(runtime, taskId, (r, now) =>
+          r.status !== "working" ? r : {
+            ...r,
+            statusMessage: options?.message ??
+              (options?.total === undefined ? `${value}` : `${value}/${options.total}`),
+            lastUpdatedAt: now
+          }),
+        Option.isSome
+      )
+  const contextWith = (responses: Readonly<Record<string, unknown>>): RequestContextShape => ({
+    ...request,
+    notify: () => Effect.void,
+    log: () => Effect.succeed(false),
+    progress,
+    input: { responses, state: request.input.state, sendRequest: undefined }
+  })
+  const loop = Effect.gen(function*() {
+    let answers: Readonly<Record<string, unknown>> = {}
+    for (let round = 0; round <= MAX_INPUT_ROUNDS; round++) {
+      const outcome = yield* Effect.either(execute(contextWith({ ...request.input.responses, ...answers })))
+      if (outcome._tag === "Right") {
+        yield* finish(runtime, taskId, {
+          status: "completed",
+          result: { resultType: "complete", ...outcome.right }
+        })
+        return
+      }
+      const e = outcome.left
+      if (e instanceof Failure) {
+        yield* finish(runtime, taskId, {
+          status: "failed",
+          statusMessage: e.error.message,
+          error: e.error.toErrorObject()
+        })
+        return
+      }
+      const wake = yield* Deferred.make<void>()
+      yield* Ref.update(runtime.waiting, (m) => HashMap.set(m, taskId, wake))
+      const asked = yield* modify(runtime, taskId, (r, now) =>
+        Task.isTerminal(r.status) ? r : {
+          ...r,
+          status: "input_required",
+          inputRequests: e.requests,
+          lastUpdatedAt: now
+        })
+      if (Option.isNone(asked) || Task.isTerminal(asked.value.status)) return
+      yield* Deferred.await(wake).pipe(
+        Effect.ensuring(Ref.update(runtime.waiting, (m) => HashMap.remove(m, taskId)))
+      )
+      const now = yield* Clock.currentTimeMillis
+      const current = yield* runtime.store.get(taskId, now)
+      if (Option.isNone(current)) return
+      answers = current.value.answers
+    }
+    yield* finish(runtime, taskId, {
+      status: "failed",
+      statusMessage: `The task asked for input more than ${MAX_INPUT_ROUNDS} times`,
+      error: McpError.internalError(`The task asked for input more than ${MAX_INPUT_ROUNDS} times`).toErrorObject()
+    })
+  })
+  return loop.pipe(
+    Effect.onInterrupt(() => finish(runtime, taskId, { status: "cancelled", statusMessage: "The task was cancelled" })),
+    Effect.raceFirst(Effect.sleep(Duration.millis(record.ttlMs))),
+    Effect.raceFirst(Deferred.await(runtime.shutdown)),
+    // a defect outside the handler (the handler's own are tool results): the task failed
+    Effect.catchAllCause(() =>
+      finish(runtime, taskId, {
+        status: "failed",
+        statusMessage: "Internal error",
+        error: McpError.internalError().toErrorObject()
+      })
+    ),
+    Effect.asVoid
+  )
+}
+
+/**
+ * `subscriptions/listen` asking for `notifications.taskIds` from a request that does not declare
+ * the extension: -32021 (SEP-2663 "Task Status Notifications"). A declaring client is
+ * acknowledged without `taskIds`: this server sends no `notifications/tasks` (clients poll).
+ */
+export const checkListen = (
+  runtime: Runtime | undefined,
+  params: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<void, Failure> =>
+  runtime !== undefined && JsonRpc.isObject(params.notifications) && params.notifications.taskIds !== undefined &&
+    !declares(ctx)
+    ? fail(missingExtension())
+    : Effect.void
+
+// ---------------------------------------------------------------------------------------------
+// tasks/get, tasks/update, tasks/cancel
+// ---------------------------------------------------------------------------------------------
+
+const TaskIdParams = Schema.Struct({ taskId: Schema.String })
+const UpdateParams = Schema.Struct({
+  taskId: Schema.String,
+  inputResponses: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+const notFound = (taskId: string) => fail(McpError.invalidParams("Failed to retrieve task: Task not found", { taskId }))
+
+/** The caller's live task, or -32602 (unknown, expired, or another caller's). */
+const lookup = (runtime: Runtime, taskId: string, ctx: RequestContextShape) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const found = yield* runtime.store.get(taskId, now)
+    if (Option.isNone(found) || (found.value.subject !== undefined && found.value.subject !== ctx.auth?.subject)) {
+      return yield* notFound(taskId)
+    }
+    return found.value
+  })
+
+/** Serves `tasks/get`, `tasks/update`, `tasks/cancel` (modern, extension declared by the request). */
+export const handle = (
+  runtime: Runtime,
+  method: string,
+  params: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  Effect.gen(function*() {
+    if (!declares(ctx)) return yield* fail(missingExtension())
+    switch (method) {
+      case Task.Method.get: {
+        const { taskId } = yield* decodeParams(TaskIdParams, params)
+        return toWire(yield* lookup(runtime, taskId, ctx), true)
+      }
+      case Task.Method.update: {
+        const { inputResponses, taskId } = yield* decodeParams(UpdateParams, params)
+        yield* lookup(runtime, taskId, ctx)
+        // Answers to keys that are not open are ignored (SEP-2663); the task resumes when every
+        // open question has an answer.
+        const updated = yield* modify(runtime, taskId, (r, now) => {
+          const open = r.inputRequests ?? {}
+          const given = Object.entries(inputResponses).filter(([k]) => k in open)
+          if (r.status !== "input_required" || given.length === 0) return r
+          const left = Object.fromEntries(Object.entries(open).filter(([k]) => !(k in inputResponses)))
+          const done = Object.keys(left).length === 0
+          return {
+            ...r,
+            answers: { ...r.answers, ...Object.fromEntries(given) },
+            status: done ? "working" : "input_required",
+            inputRequests: done ? undefined : left,
+            lastUpdatedAt: now
+          }
+        })
+        if (Option.isSome(updated) && updated.value.status === "working") {
+          const wake = HashMap.get(yield* Ref.get(runtime.waiting), taskId)
+          if (Option.isSome(wake)) yield* Deferred.succeed(wake.value, undefined)
+        }
+        return {}
+      }
+      case Task.Method.cancel: {
+        const { taskId } = yield* decodeParams(TaskIdParams, params)
+        const record = yield* lookup(runtime, taskId, ctx)
+        if (Task.isTerminal(record.status)) return {}
+        const fiber = yield* FiberMap.get(runtime.fibers, taskId).pipe(Effect.option)
+        // Cooperative and eventually consistent (SEP-2663): the ack does not wait for the
+        // handler's finalizers; the task reads `cancelled` once they ran.
+        if (Option.isSome(fiber)) yield* Fiber.interruptFork(fiber.value)
+        else yield* finish(runtime, taskId, { status: "cancelled", statusMessage: "The task was cancelled" })
+        return {}
+      }
+      default:
+        return yield* fail(McpError.methodNotFound(method), 404)
+    }
+  })

@@ -1,0 +1,242 @@
+/**
+ * The legacy (2025-11-25 / 2025-06-18) Streamable HTTP session store: one entry per
+ * `Mcp-Session-Id`, each with its own scope, its in-flight request fibers (a `FiberMap` keyed by
+ * request id, for `notifications/cancelled`) and its standalone GET stream (event ids, a bounded
+ * replay buffer for `Last-Event-ID`) and its server→client requests waiting for the client's
+ * answer (protocol.md §24.4). protocol.md §24.3, EC-15.
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as JsonRpc from "../../../JsonRpc.js"
+import * as ServerRequests from "../../server/clientRequests.js"
+import type * as Server from "../../server/dispatch.js"
+
+/** A message on a session's standalone stream, with its per-session event id (1, 2, …). */
+export interface StreamEvent {
+  readonly id: number
+  readonly message: JsonRpc.Message
+}
+
+/** What the standalone stream yields: replayed events, a priming marker (the latest id so far), then live events. */
+export type StreamItem =
+  | { readonly _tag: "Priming"; readonly id: number }
+  | { readonly _tag: "Event"; readonly event: StreamEvent }
+
+interface Log {
+  readonly nextId: number
+  readonly buffer: ReadonlyArray<StreamEvent>
+}
+
+/** One legacy session. */
+export interface HttpSession {
+  readonly id: string
+  readonly core: Server.Session
+  readonly inflight: FiberMap.FiberMap<JsonRpc.RequestId>
+  readonly lock: Effect.Semaphore
+  readonly lastActivityMillis: Ref.Ref<number>
+  readonly openStreams: Ref.Ref<number>
+  readonly log: Ref.Ref<Log>
+  readonly live: PubSub.PubSub<StreamEvent>
+  readonly takeover: Ref.Ref<Option.Option<Deferred.Deferred<void>>>
+  readonly closed: Deferred.Deferred<void>
+  readonly scope: Scope.CloseableScope
+  /** Server→client requests in flight, by their server-generated id (unique per session). */
+  readonly requests: ServerRequests.Pending
+}
+
+/** Store options (defaults applied by the caller). */
+export interface StoreOptions {
+  readonly maxSessions: number
+  readonly idleTimeout: Duration.Duration
+  readonly replayBufferSize: number
+  /** The session's unsolicited messages, drained onto its standalone stream while it lives. */
+  readonly feed: (core: Server.Session) => Effect.Effect<Stream.Stream<JsonRpc.Message>, never, Scope.Scope>
+}
+
+/** The store: sessions in a `Ref<HashMap>` owned by the scope that made it. */
+export interface SessionStore {
+  /** Registers a session for an answered `initialize`; `None` when `maxSessions` is reached. */
+  readonly create: (core: Server.Session) => Effect.Effect<Option.Option<HttpSession>>
+  /** Looks a session up and marks it active. */
+  readonly get: (id: string) => Effect.Effect<Option.Option<HttpSession>>
+  /** Ends a session: interrupts its in-flight requests and its stream. `false` if unknown. */
+  readonly close: (id: string) => Effect.Effect<boolean>
+  /** All live sessions. */
+  readonly all: Effect.Effect<ReadonlyArray<HttpSession>>
+  /** Queues a server message on a session's standalone stream (kept for replay). */
+  readonly publish: (session: HttpSession, message: JsonRpc.Message) => Effect.Effect<void>
+  /**
+   * The session's standalone stream. A new stream ends the previous one (each message goes to
+   * one stream). With `lastEventId`, buffered events after it are replayed first.
+   */
+  readonly stream: (session: HttpSession, lastEventId: number | undefined) => Stream.Stream<StreamItem>
+}
+
+/** A session id: 128 random bits from the platform CSPRNG, as a UUID (visible ASCII). */
+export const newSessionId = (): string => crypto.randomUUID()
+
+export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const storeScope = yield* Effect.scope
+    const sessions = yield* Ref.make(HashMap.empty<string, HttpSession>())
+    const createLock = yield* Effect.makeSemaphore(1)
+
+    const touch = (s: HttpSession) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(s.lastActivityMillis, now))
+
+    const close = (id: string): Effect.Effect<boolean> =>
+      Effect.gen(function*() {
+        const removed = yield* Ref.modify(sessions, (m) => [HashMap.get(m, id), HashMap.remove(m, id)] as const)
+        if (Option.isNone(removed)) return false
+        yield* Scope.close(removed.value.scope, Exit.void)
+        return true
+      })
+
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(Ref.get(sessions), (m) => Effect.forEach(HashMap.keys(m), close, { discard: true }))
+    )
+
+    const create = (core: Server.Session): Effect.Effect<Option.Option<HttpSession>> =>
+      createLock.withPermits(1)(Effect.gen(function*() {
+        if (HashMap.size(yield* Ref.get(sessions)) >= options.maxSessions) return Option.none()
+        const scope = yield* Scope.fork(storeScope, ExecutionStrategy.sequential)
+        const inflight = yield* FiberMap.make<JsonRpc.RequestId>().pipe(Scope.extend(scope))
+        const closed = yield* Deferred.make<void>()
+        yield* Scope.addFinalizer(scope, Deferred.succeed(closed, undefined))
+        const session: HttpSession = {
+          id: newSessionId(),
+          core,
+          inflight,
+          lock: yield* Effect.makeSemaphore(1),
+          lastActivityMillis: yield* Ref.make(yield* Clock.currentTimeMillis),
+          openStreams: yield* Ref.make(0),
+          log: yield* Ref.make<Log>({ nextId: 1, buffer: [] }),
+          live: yield* PubSub.unbounded<StreamEvent>(),
+          takeover: yield* Ref.make(Option.none<Deferred.Deferred<void>>()),
+          closed,
+          scope,
+          requests: yield* ServerRequests.make
+        }
+        yield* Scope.addFinalizer(scope, PubSub.shutdown(session.live))
+        yield* Ref.update(sessions, (m) => HashMap.set(m, session.id, session))
+        const feed = yield* options.feed(core).pipe(Scope.extend(scope))
+        yield* Effect.forkIn(Stream.runForEach(feed, (m) => publish(session, m)), scope)
+        return Option.some(session)
+      }))
+
+    const get = (id: string): Effect.Effect<Option.Option<HttpSession>> =>
+      Effect.flatMap(Ref.get(sessions), (m): Effect.Effect<Option.Option<HttpSession>> => {
+        const s = HashMap.get(m, id)
+        return Option.isSome(s) ? Effect.as(touch(s.value), s) : Effect.succeed(s)
+      })
+
+    const publish = (session: HttpSession, message: JsonRpc.Message): Effect.Effect<void> =>
+      session.lock.withPermits(1)(Effect.gen(function*() {
+        const event = yield* Ref.modify(session.log, (log): readonly [StreamEvent, Log] => {
+          const ev: StreamEvent = { id: log.nextId, message }
+          const buffer = [...log.buffer, ev]
+          return [ev, {
+            nextId: log.nextId + 1,
+            buffer: buffer.length > options.replayBufferSize ? buffer.slice(-options.replayBufferSize) : buffer
+          }]
+        })
+        yield* PubSub.publish(session.live, event)
+      }))
+
+    const stream = (session: HttpSession, lastEventId: number | undefined): Stream.Stream<StreamItem> =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const end = yield* Deferred.make<void>()
+        const previous = yield* Ref.getAndSet(session.takeover, Option.some(end))
+        if (Option.isSome(previous)) yield* Deferred.succeed(previous.value, undefined)
+        yield* Effect.acquireRelease(
+          Ref.update(session.openStreams, (n) => n + 1),
+          () => Effect.zipRight(Ref.update(session.openStreams, (n) => n - 1), touch(session))
+        )
+        // Subscribe first, then read the buffer: an event published in between is in both and
+        // is dropped from the live side by its id.
+        const subscription = yield* PubSub.subscribe(session.live)
+        const log = yield* Ref.get(session.log)
+        const replay = lastEventId === undefined ? [] : log.buffer.filter((e) => e.id > lastEventId)
+        const latest = log.nextId - 1
+        const items: ReadonlyArray<StreamItem> = [
+          ...replay.map((event): StreamItem => ({ _tag: "Event", event })),
+          { _tag: "Priming", id: latest }
+        ]
+        return Stream.concat(
+          Stream.fromIterable(items),
+          Stream.fromQueue(subscription).pipe(
+            Stream.filter((e) => e.id > latest),
+            Stream.map((event): StreamItem => ({ _tag: "Event", event }))
+          )
+        ).pipe(
+          Stream.interruptWhen(Deferred.await(end)),
+          Stream.interruptWhen(Deferred.await(session.closed))
+        )
+      }))
+
+    if (Duration.isFinite(options.idleTimeout)) {
+      const timeoutMillis = Duration.toMillis(options.idleTimeout)
+      const every = Duration.millis(Math.max(10, Math.min(timeoutMillis / 2, 60_000)))
+      const sweep = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        for (const s of HashMap.values(yield* Ref.get(sessions))) {
+          const idle = now - (yield* Ref.get(s.lastActivityMillis)) >= timeoutMillis
+          if (!idle) continue
+          if ((yield* Ref.get(s.openStreams)) > 0 || (yield* FiberMap.size(s.inflight)) > 0) continue
+          yield* close(s.id)
+          yield* Effect.logDebug(
+            `Streamable HTTP: session ${s.id} closed after ${Duration.format(options.idleTimeout)} idle`
+          )
+        }
+      })
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(every), sweep)))
+    }
+
+    return {
+      create,
+      get,
+      close,
+      all: Effect.map(Ref.get(sessions), (m) => Array.from(HashMap.values(m))),
+      publish,
+      stream
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// server→client requests (legacy, protocol.md §24.4)
+// ---------------------------------------------------------------------------------------------
+
+/** Default bound on the wait for the client's answer to a server→client request. */
+export const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration.DurationInput = ServerRequests.DEFAULT_TIMEOUT
+
+/**
+ * Sends a server→client request of `session` with `write` (the SSE stream of the client request
+ * in flight) and waits for the client's answer (a POSTed JSON-RPC response, see {@link resolve})
+ * at most `timeout` (see `serverRequests.send`: string ids `s2c-<n>`, -32603 and
+ * `notifications/cancelled` on timeout, the entry removed on completion and interruption).
+ */
+export const sendRequest = (
+  session: HttpSession,
+  write: (message: JsonRpc.Request | JsonRpc.Notification) => Effect.Effect<void>,
+  timeout: Duration.DurationInput
+): (method: string, params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError> =>
+  ServerRequests.send(session.requests, write, timeout)
+
+/**
+ * Completes the server→client request a POSTed response answers. `false` when no request with
+ * that id is pending in the session (unknown, already answered, timed out).
+ */
+export const resolve = (session: HttpSession, response: JsonRpc.Response): Effect.Effect<boolean> =>
+  ServerRequests.resolve(session.requests, response)
