@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { dual } from "effect/Function"
+import * as Runtime from "./internal/runtime.js"
 import type * as McpSchema from "./McpSchema.js"
 
 /**
@@ -141,20 +142,9 @@ export const textOf = (result: {
 }
 
 /**
- * Base64 of bytes, without Node's `Buffer` (works on any runtime).
+ * Base64 of bytes, on any runtime (Node's `Buffer` where it exists, `btoa` elsewhere).
  *
  * @since 0.1.0
  * @category encoding
  */
-export const toBase64 = (bytes: Uint8Array): string => {
-  // Node's Buffer is much faster where it exists; the portable path serves other runtimes.
-  if (typeof Buffer !== "undefined") {
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")
-  }
-  let binary = ""
-  const chunk = 0x8000
-  for (let i = 0; i < bytes.length; i += chunk) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + chunk))
-  }
-  return btoa(binary)
-}
+export const toBase64: (bytes: Uint8Array) => string = Runtime.toBase64

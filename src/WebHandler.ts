@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as internal from "./internal/transport/http/server.js"
 import type * as McpServer from "./McpServer.js"
+import type * as StreamableHttp from "./transport/StreamableHttp.js"
 
 /**
  * Options: every Streamable HTTP server option (`allowedOrigins`, `allowedHosts`, `maxBodyBytes`,
@@ -29,7 +30,7 @@ import type * as McpServer from "./McpServer.js"
  * @since 0.1.0
  * @category models
  */
-export type Options = Omit<internal.ServerOptions, "path">
+export type Options = Omit<StreamableHttp.ServerOptions, "path">
 
 /**
  * A web handler: call it with a `Request`; `dispose()` ends what it holds (open listen streams,

@@ -7,12 +7,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
-import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { withTimeout } from "../internal/client/deadline.js"
 import { makeRequestHandlers } from "../internal/client/requestHandlers.js"
+import * as Connection from "../internal/server/connection.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
 import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
@@ -29,7 +28,8 @@ const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportEr
     }
   })
 
-const noNotify = (): Effect.Effect<void> => Effect.void
+/** Where what the server writes to no request in particular goes: nowhere (a notification has no reply). */
+const noOutlet: Connection.Outlet = { reply: () => Effect.void, send: undefined }
 
 /**
  * Options of {@link client}: `onRequest` answers the server's requests to the client (legacy
@@ -81,84 +81,105 @@ export const client = (
   options: ClientOptions = {}
 ): Effect.Effect<InProcessClientTransport> =>
   Effect.gen(function*() {
-    const session = yield* McpServer.makeSession
     const handlers = yield* makeRequestHandlers(options.onRequest)
-    const nextId = yield* Ref.make(1)
+    const connection = yield* Connection.makeUnscoped(server, {
+      session: yield* McpServer.makeSession,
+      duplicateIds: "reject"
+    })
 
-    /** A server→client request of a legacy session, answered by the request's own `onRequest` first. */
-    const sendRequest =
-      (preferred: RequestHandler | undefined) => (method: string, params: JsonRpc.JsonObject | undefined) =>
-        Effect.gen(function*() {
-          const id = `s2c-${yield* Ref.getAndUpdate(nextId, (n) => n + 1)}`
-          const outgoing = JsonRpc.classify(yield* roundTrip(JsonRpc.request(id, method, params)))
-          if (outgoing._tag !== "Request") {
-            return yield* JsonRpc.McpError.internalError("Invalid request to the client")
-          }
-          const answer = yield* handlers.answer(outgoing.message, preferred)
-          const back = JsonRpc.classify(yield* roundTrip(answer))
-          if (back._tag !== "Response") {
-            return yield* JsonRpc.McpError.internalError("The client sent an invalid response")
-          }
-          const response = back.message
-          return JsonRpc.isErrorResponse(response)
-            ? yield* JsonRpc.McpError.fromErrorObject(response.error)
-            : response.result
-        }).pipe(
-          Effect.catchTag(
-            "TransportError",
-            (e) => Effect.fail(JsonRpc.McpError.internalError(`The client's answer is not JSON: ${e.message}`))
+    /** A server→client request of the legacy session, answered by the request's own `onRequest` first. */
+    const answerRequest = (request: JsonRpc.Request, preferred: RequestHandler | undefined): Effect.Effect<void> =>
+      roundTrip(request).pipe(
+        Effect.flatMap((wire) => {
+          const outgoing = JsonRpc.classify(wire)
+          return outgoing._tag === "Request"
+            ? Effect.flatMap(handlers.answer(outgoing.message, preferred), roundTrip)
+            : Effect.succeed(
+              JsonRpc.failure(request.id, JsonRpc.McpError.internalError("Invalid request to the client"))
+            )
+        }),
+        Effect.catchTag("TransportError", (e) =>
+          Effect.succeed(
+            JsonRpc.failure(request.id, JsonRpc.McpError.internalError(`The client's answer is not JSON: ${e.message}`))
+          )),
+        Effect.flatMap((answer) => {
+          const back = JsonRpc.classify(answer)
+          return connection.receive(
+            {
+              message: back._tag === "Response"
+                ? back
+                : {
+                  _tag: "Response",
+                  message: JsonRpc.failure(
+                    request.id,
+                    JsonRpc.McpError.internalError("The client sent an invalid response")
+                  )
+                }
+            },
+            noOutlet
+          ) ?? Effect.void
+        })
+      )
+
+    /** What one request's handler writes besides its reply: notifications to `onNotification`, requests to the client. */
+    const sendTo = (requestOptions: RequestOptions | undefined) => {
+      const onNotification = requestOptions?.onNotification
+      const preferred = requestOptions?.onRequest
+      return (message: JsonRpc.Request | JsonRpc.Notification): Effect.Effect<void> =>
+        "id" in message
+          ? answerRequest(message, preferred)
+          : onNotification === undefined
+          ? Effect.void
+          : roundTrip(message).pipe(
+            Effect.flatMap((u) => {
+              const c = JsonRpc.classify(u)
+              return c._tag === "Notification" ? onNotification(c.message) : Effect.void
+            }),
+            Effect.orDie
           )
-        )
-
-    /** A request-scoped notification, round-tripped to the request's `onNotification`. */
-    const notifyTo =
-      (onNotification: NonNullable<RequestOptions["onNotification"]>) =>
-      (n: JsonRpc.Notification): Effect.Effect<void> =>
-        roundTrip(n).pipe(
-          Effect.flatMap((u) => {
-            const c = JsonRpc.classify(u)
-            return c._tag === "Notification" ? onNotification(c.message) : Effect.void
-          }),
-          Effect.orDie
-        )
+    }
 
     const exchange = (
       message: JsonRpc.Request,
       requestOptions: RequestOptions | undefined
     ): Effect.Effect<JsonRpc.Response, TransportError> =>
       Effect.flatMap(roundTrip(message), (wire) => {
-        const onNotification = requestOptions?.onNotification
-        return McpServer.dispatch(server, wire, {
-          session,
-          sendRequest: sendRequest(requestOptions?.onRequest),
-          notify: onNotification === undefined ? noNotify : notifyTo(onNotification)
+        const classified = JsonRpc.classify(wire)
+        let answer: string | undefined
+        const outlet: Connection.Outlet = {
+          reply: (_, text) =>
+            Effect.sync(() => {
+              answer = text
+            }),
+          send: sendTo(requestOptions)
+        }
+        const handled = classified._tag === "Request"
+          ? connection.run(classified.message, { message: classified }, outlet)
+          : connection.receive({ message: classified }, outlet) ?? Effect.void
+        return Effect.flatMap(handled, () => {
+          if (answer === undefined) {
+            return Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent no response" }))
+          }
+          const back = JsonRpc.parse(answer)
+          return back._tag === "Response"
+            ? Effect.succeed(back.message)
+            : Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent a non-response" }))
         })
-      }).pipe(
-        Effect.flatMap((reply) =>
-          Option.isNone(reply)
-            ? Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent no response" }))
-            : Effect.flatMap(roundTrip(reply.value.message), (u) => {
-              const back = JsonRpc.classify(u)
-              return back._tag === "Response"
-                ? Effect.succeed(back.message)
-                : Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent a non-response" }))
-            })
-        )
-      )
+      })
 
     const transport: InProcessClientTransport = {
       request: (message, requestOptions) =>
         withTimeout(exchange(message, requestOptions), message.method, requestOptions?.timeout),
       notify: (message) =>
-        roundTrip(message).pipe(
-          Effect.flatMap((wire) => McpServer.handleMessage(server, wire, { session })),
-          Effect.asVoid
+        Effect.flatMap(
+          roundTrip(message),
+          (wire) => connection.receive({ message: JsonRpc.classify(wire) }, noOutlet) ?? Effect.void
         ),
       close: Effect.void,
       setRequestHandler: handlers.set,
       sessionNotifications: Effect.gen(function*() {
         const mailbox = yield* Mailbox.make<JsonRpc.Notification>()
-        const unsolicited = yield* McpServer.sessionNotifications(server, session)
+        const unsolicited = yield* connection.sessionNotifications
         yield* unsolicited.pipe(
           Stream.runForEach((n) =>
             roundTrip(n).pipe(

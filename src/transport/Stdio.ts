@@ -37,29 +37,55 @@ import type { TransportError } from "../Transport.js"
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Options of {@link serve}.
+ * Options of {@link run} (and, with the streams, of {@link serve}).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunOptions {
+  /**
+   * The longest incoming line accepted, in bytes, counted without its `\n`; default 4 MiB
+   * (4 194 304). A longer line is dropped as it streams in (never buffered whole) and answered
+   * with a -32600 error without `id`; serving continues.
+   */
+  readonly maxLineBytes?: number | undefined
+  /**
+   * After `stdin` ends, how long requests in flight may still run before they are interrupted
+   * (interrupted requests get no reply); default 5 seconds.
+   */
+  readonly drainTimeout?: Duration.DurationInput | undefined
+  /**
+   * At most this many requests run at once; default 1,024. A request beyond it waits for a slot,
+   * and reading `stdin` waits with it, so a client that floods the server is slowed down (the pipe
+   * fills), never buffered without bound.
+   */
+  readonly maxInFlight?: number | undefined
+  /**
+   * How long one line may wait to be written while the client does not read `stdout` (the pipe
+   * is full); default 60 seconds. Past it the connection is closed: requests in flight are
+   * interrupted and the serve fails with `TransportError` (`reason: "Closed"`).
+   */
+  readonly writeTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * Options of {@link serve}: the streams and every {@link RunOptions} field.
  *
  * - `stdin`: the incoming bytes; the server runs until this stream ends.
  * - `stdout`: where outgoing bytes go, each message one whole line (`JSON + "\n"`); a sink of
  *   `string | Uint8Array` such as `NodeSink.stdout` fits. Consecutive lines may arrive in one
  *   chunk, a line is never split across writes by the server.
- * - `maxLineBytes`: bytes, default 4 MiB (4 194 304): the longest incoming line accepted,
- *   counted without its `\n`. A longer line is dropped as it streams in (never buffered whole)
- *   and answered with a -32600 error without `id`; serving continues.
- * - `drainTimeout`: `DurationInput`, default 5 seconds: after `stdin` ends, how long requests in
- *   flight may still run before they are interrupted (interrupted requests get no reply).
  *
  * When `stdin` ends, this pipe's open `subscriptions/listen` requests end first with their
- * graceful result (protocol.md §14); listens on other transports of the same server go on.
+ * graceful result (MCP 2026-07-28, Server Features, Subscriptions); listens on other transports of
+ * the same server go on.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ServeOptions<E = never, E2 = never, R = never, R2 = never> {
+export interface ServeOptions<E = never, E2 = never, R = never, R2 = never> extends RunOptions {
   readonly stdin: Stream.Stream<Uint8Array, E, R>
   readonly stdout: Sink.Sink<unknown, Uint8Array, unknown, E2, R2>
-  readonly maxLineBytes?: number | undefined
-  readonly drainTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -148,18 +174,6 @@ export const layerLogger: Layer.Layer<never> = Layer.scopedDiscard(
 )
 
 /**
- * Options of {@link run}: `maxLineBytes` (bytes, default 4 MiB) and `drainTimeout`
- * (`DurationInput`, default 5 seconds), as in {@link ServeOptions}.
- *
- * @since 0.1.0
- * @category models
- */
-export interface RunOptions {
-  readonly maxLineBytes?: number | undefined
-  readonly drainTimeout?: Duration.DurationInput | undefined
-}
-
-/**
  * Serves `server` on this process's stdin and stdout with {@link layerLogger} installed, and
  * returns once stdin has ended and every reply has been flushed. Behaves as {@link serve}; it
  * reads `process.stdin` (`data` events, paused while many lines wait) and writes
@@ -196,8 +210,7 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
     stdout: NodeSink.stdout,
     writable: process.stdout,
     readable: process.stdin,
-    maxLineBytes: options.maxLineBytes,
-    drainTimeout: options.drainTimeout
+    ...options
   }).pipe(
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)

@@ -68,47 +68,73 @@ import type { ClientTransport } from "../Transport.js"
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Server options.
- *
- * - `path`: the endpoint path, default `"/mcp"` (used by {@link router}, {@link layer},
- *   {@link serve}; {@link handler} answers wherever you mount it);
- * - `allowedOrigins`: `Origin` allow-list, or `"any"`. Entries are origins
- *   (`"https://app.example.com"`), origins with any port (`"http://localhost:*"`), or `"null"`
- *   (admits `Origin: null`). Default {@link loopbackOrigins}. A request without `Origin` is
- *   always allowed (non-browser clients);
- * - `allowedHosts`: `Host` allow-list (names without port, case-insensitive), or `"any"`. Default
- *   {@link loopbackHosts} — set it (or `"any"`) when the server is reachable under other names;
- *   {@link serve} defaults it to `"any"` when bound to a non-loopback address;
- * - `maxBodyBytes`: POST body limit in bytes, default 4 MiB (`413` above);
- * - `maxSessions`: live legacy sessions at most, default 10 000 (`initialize` beyond → `503`);
- * - `sessionIdleTimeout`: a legacy session with no request, no open GET stream and nothing in
- *   flight for this long is closed, default 30 minutes (`Duration.infinity` disables);
- * - `replayBufferSize`: standalone-stream events kept per session for `Last-Event-ID`, default 100;
- * - `keepAlive`: interval of `: ping` comments on SSE responses, default 15 seconds;
- * - `clientRequestTimeout`: how long a legacy server→client request (`Input.*` in a legacy
- *   session: sent as an SSE event on the call's POST response, answered by a POSTed response)
- *   waits for the client, default 60 seconds (then -32603 and `notifications/cancelled`);
- * - `auth`: makes the endpoint an OAuth 2.1 resource server (`Auth.ResourceServer`, protocol.md
- *   §20): every request needs `Authorization: Bearer …` verified by `auth.verifier` (missing or
- *   invalid → `401` with `WWW-Authenticate: Bearer resource_metadata="…"`; lacking
- *   `auth.requiredScopes` → `403` `insufficient_scope`); the caller is `ctx.auth` in handlers, so
- *   `McpServer.requireScopes` hides components per caller. {@link router} and {@link serve} also
- *   serve the Protected Resource Metadata (RFC 9728) at `Auth.metadataPath(auth.resource)`.
+ * Server options. Every field is optional.
  *
  * @since 0.1.0
  * @category models
  */
 export interface ServerOptions {
+  /**
+   * The endpoint path, default `"/mcp"` (used by {@link router}, {@link layer}, {@link serve};
+   * {@link handler} answers wherever it is mounted).
+   */
   readonly path?: `/${string}` | undefined
+  /**
+   * `Origin` allow-list, or `"any"`. Entries are origins (`"https://app.example.com"`), origins
+   * with any port (`"http://localhost:*"`), or `"null"` (admits `Origin: null`). Default
+   * {@link loopbackOrigins}. A request without `Origin` is always allowed (non-browser clients);
+   * a refused one gets `403`.
+   */
   readonly allowedOrigins?: ReadonlyArray<string> | "any" | undefined
+  /**
+   * `Host` allow-list (names without port, case-insensitive), or `"any"`. Default
+   * {@link loopbackHosts}: set it (or `"any"`) when the server is reachable under other names;
+   * {@link serve} defaults it to `"any"` when bound to a non-loopback address. Refused → `403`.
+   */
   readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
+  /** POST body limit in bytes, default 4 MiB (4 194 304); a larger body gets `413`. */
   readonly maxBodyBytes?: number | undefined
+  /** Live legacy sessions at most, default 10 000; an `initialize` beyond gets `503`. */
   readonly maxSessions?: number | undefined
+  /**
+   * A legacy session with no request, no open GET stream and nothing in flight for this long is
+   * closed, default 30 minutes (`Duration.infinity` disables); its id then gets `404`.
+   */
   readonly sessionIdleTimeout?: Duration.DurationInput | undefined
+  /** Standalone-stream events kept per legacy session for `Last-Event-ID` replay, default 100. */
   readonly replayBufferSize?: number | undefined
+  /** Interval of the `: ping` comments on open SSE responses, default 15 seconds. */
   readonly keepAlive?: Duration.DurationInput | undefined
+  /**
+   * How long a legacy server→client request (`Input.*` in a legacy session: sent as an SSE event
+   * on the call's POST response, answered by a POSTed response) waits for the client, default 60
+   * seconds; then the handler's `Input` call fails with -32603 and `notifications/cancelled` is
+   * sent for it.
+   */
   readonly clientRequestTimeout?: Duration.DurationInput | undefined
+  /**
+   * Requests of one legacy session running at once, at most; default 1,024. A request beyond it
+   * waits for a slot (its POST is answered later). Stateless (2026-07-28) requests are bounded
+   * by the HTTP server's connections instead.
+   */
+  readonly maxInFlight?: number | undefined
+  /**
+   * Makes the endpoint an OAuth 2.1 resource server (`Auth.ResourceServer`; MCP 2025-11-25,
+   * Basic, Authorization): every request needs `Authorization: Bearer …` verified by
+   * `auth.verifier` (missing or invalid → `401` with `WWW-Authenticate: Bearer
+   * resource_metadata="…"`; lacking `auth.requiredScopes` → `403` `insufficient_scope`). The
+   * caller is `ctx.auth` in handlers, so `McpServer.requireScopes` hides components per caller.
+   * {@link router} and {@link serve} also serve the Protected Resource Metadata (RFC 9728) at
+   * `Auth.metadataPath(auth.resource)`.
+   */
   readonly auth?: Auth.ResourceServer | undefined
+  /**
+   * `false`: legacy requests are served without sessions (no `Mcp-Session-Id` is minted; each
+   * legacy request runs in a throwaway session at the version its `MCP-Protocol-Version` header
+   * names, default the newest legacy one; no standalone GET stream, no server→client requests).
+   * Default `true` (the web handler's default is `false`).
+   */
+  readonly sessions?: boolean | undefined
 }
 
 /**

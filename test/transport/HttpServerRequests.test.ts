@@ -19,16 +19,12 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as NodeHttp from "node:http"
 import * as Input from "../../src/Input.js"
-import * as Sessions from "../../src/internal/transport/http/session.js"
+import * as ClientRequests from "../../src/internal/server/clientRequests.js"
 import * as JsonRpc from "../../src/JsonRpc.js"
 import * as McpServer from "../../src/McpServer.js"
 import * as Tool from "../../src/Tool.js"
@@ -430,46 +426,35 @@ layer(EnvLive, { excludeTestServices: true, timeout: "30 seconds" })(
 )
 
 // ---------------------------------------------------------------------------------------------
-// the session store's request bookkeeping
+// the server→client request bookkeeping
 // ---------------------------------------------------------------------------------------------
 
 const withSession = <A, E>(
-  f: (session: Sessions.HttpSession) => Effect.Effect<A, E, Scope.Scope>
-): Effect.Effect<A, E | Error> =>
-  Effect.scoped(Effect.gen(function*() {
-    const store = yield* Sessions.makeStore({
-      maxSessions: 10,
-      idleTimeout: Duration.infinity,
-      replayBufferSize: 10,
-      feed: () => Effect.succeed(Stream.empty)
-    })
-    const session = yield* store.create(yield* McpServer.makeSession)
-    assert(Option.isSome(session))
-    return yield* f(session.value)
-  }))
+  f: (pending: ClientRequests.Pending) => Effect.Effect<A, E, Scope.Scope>
+): Effect.Effect<A, E> => Effect.scoped(Effect.suspend(() => f(ClientRequests.makeUnsafe())))
 
-describe("httpSession sendRequest / resolve", () => {
+describe("server→client request table (a legacy session's connection): send / resolve", () => {
   it.effect("interruption removes the pending entry; a late answer matches nothing", () =>
-    withSession((session) =>
+    withSession((pending) =>
       Effect.gen(function*() {
         const written = yield* Queue.unbounded<JsonRpc.Request | JsonRpc.Notification>()
-        const send = Sessions.sendRequest(session, (m) => Queue.offer(written, m), Duration.seconds(30))
+        const send = ClientRequests.send(pending, (m) => Queue.offer(written, m), Duration.seconds(30))
         const fiber = yield* Effect.fork(send("roots/list", {}))
         const sent = yield* bounded(Queue.take(written))
         assert("id" in sent)
-        expect(HashMap.size(yield* Ref.get(session.requests.table))).toBe(1)
+        expect(pending.table.size).toBe(1)
         yield* Fiber.interrupt(fiber)
-        expect(HashMap.size(yield* Ref.get(session.requests.table))).toBe(0)
-        const matched = yield* Sessions.resolve(session, JsonRpc.success(sent.id, { roots: [] }))
+        expect(pending.table.size).toBe(0)
+        const matched = yield* ClientRequests.resolve(pending, JsonRpc.success(sent.id, { roots: [] }))
         expect(matched).toBe(false)
       })
     ))
 
   it.effect("a success answer resolves exactly its own request", () =>
-    withSession((session) =>
+    withSession((pending) =>
       Effect.gen(function*() {
         const written = yield* Queue.unbounded<JsonRpc.Request | JsonRpc.Notification>()
-        const send = Sessions.sendRequest(session, (m) => Queue.offer(written, m), Duration.seconds(30))
+        const send = ClientRequests.send(pending, (m) => Queue.offer(written, m), Duration.seconds(30))
         const a = yield* Effect.fork(send("roots/list", {}))
         const b = yield* Effect.fork(send("roots/list", { n: 2 }))
         const first = yield* bounded(Queue.take(written))
@@ -479,19 +464,21 @@ describe("httpSession sendRequest / resolve", () => {
         const byParams = (m: JsonRpc.Request) => m.params?.n === 2 ? "b" : "a"
         const idB = byParams(first) === "b" ? first.id : second.id
         const idA = idB === first.id ? second.id : first.id
-        expect(yield* Sessions.resolve(session, JsonRpc.success(idB, { roots: [{ uri: "file:///b" }] }))).toBe(true)
+        expect(yield* ClientRequests.resolve(pending, JsonRpc.success(idB, { roots: [{ uri: "file:///b" }] }))).toBe(
+          true
+        )
         expect(yield* bounded(Fiber.join(b))).toEqual({ roots: [{ uri: "file:///b" }] })
-        expect(yield* Sessions.resolve(session, JsonRpc.success(idA, { roots: [] }))).toBe(true)
+        expect(yield* ClientRequests.resolve(pending, JsonRpc.success(idA, { roots: [] }))).toBe(true)
         expect(yield* bounded(Fiber.join(a))).toEqual({ roots: [] })
-        expect(HashMap.size(yield* Ref.get(session.requests.table))).toBe(0)
+        expect(pending.table.size).toBe(0)
       })
     ))
 
   it.effect("timeout: -32603, notifications/cancelled written, entry removed", () =>
-    withSession((session) =>
+    withSession((pending) =>
       Effect.gen(function*() {
         const written = yield* Queue.unbounded<JsonRpc.Request | JsonRpc.Notification>()
-        const send = Sessions.sendRequest(session, (m) => Queue.offer(written, m), Duration.millis(50))
+        const send = ClientRequests.send(pending, (m) => Queue.offer(written, m), Duration.millis(50))
         const failure = yield* Effect.flip(send("sampling/createMessage", { maxTokens: 1, messages: [] }))
         expect(failure.code).toBe(-32603)
         expect(failure.message).toContain("sampling/createMessage")
@@ -501,7 +488,7 @@ describe("httpSession sendRequest / resolve", () => {
         const [request, cancelled] = Array.from(all)
         assert(request !== undefined && "id" in request)
         expect(cancelled?.params?.requestId).toBe(request.id)
-        expect(HashMap.size(yield* Ref.get(session.requests.table))).toBe(0)
+        expect(pending.table.size).toBe(0)
       })
     ))
 })

@@ -1163,7 +1163,8 @@ describe("legacy session store", () => {
         maxSessions: 2,
         idleTimeout: Duration.infinity,
         replayBufferSize: 2,
-        feed: () => Effect.succeed(Stream.empty)
+        server: yield* McpServer.make({ name: "store", version: "1.0.0" }),
+        connection: {}
       })
       const core = yield* McpServer.makeSession
       const session = Option.getOrThrow(yield* store.create(core))
@@ -1194,7 +1195,8 @@ describe("legacy session store", () => {
         maxSessions: 10,
         idleTimeout: Duration.minutes(30),
         replayBufferSize: 10,
-        feed: () => Effect.succeed(Stream.empty)
+        server: yield* McpServer.make({ name: "store", version: "1.0.0" }),
+        connection: {}
       })
       const idle = Option.getOrThrow(yield* store.create(yield* McpServer.makeSession))
       const streaming = Option.getOrThrow(yield* store.create(yield* McpServer.makeSession))

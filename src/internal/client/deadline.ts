@@ -7,11 +7,10 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Runtime from "effect/Runtime"
 import { TransportError } from "../../Transport.js"
+import { MAX_TIMER_MILLIS, rootFork, startTimer } from "../runtime.js"
 
-/** The longest delay `setTimeout` keeps (a longer one would fire at once). */
-export const MAX_TIMER_MILLIS = 2 ** 31 - 1
+export { MAX_TIMER_MILLIS }
 
 /** The failure of a request past its `timeout`. */
 export const timeoutError = (method: string): TransportError =>
@@ -36,19 +35,19 @@ export const withTimeout = <A>(
   }
   return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
     Effect.async<A, TransportError>((resume) => {
-      const fiber = Runtime.runFork(runtime)(self)
+      const fiber = rootFork(runtime)(self)
       // Done already (an in-process request often completes synchronously): no timer, and no
       // canceller (an `Effect.async` that returns one is wrapped in an interrupt handler).
       const exit = fiber.unsafePoll()
       if (exit !== null) return resume(exit)
       let done = false
-      const timer = setTimeout(() => {
+      const cancelTimer = startTimer(millis, () => {
         if (done) return
         done = true
         resume(Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(timeoutError(method))))
-      }, millis)
+      })
       fiber.addObserver((exit) => {
-        clearTimeout(timer)
+        cancelTimer()
         if (done) return
         done = true
         resume(exit)

@@ -1,15 +1,14 @@
 /**
  * Server→client requests of a legacy session (`elicitation/create`, `sampling/createMessage`,
- * `roots/list`): a table of pending requests keyed by server-generated string ids, settled by the
- * client's responses. Shared by the stdio and HTTP server transports.
+ * `roots/list`; MCP 2025-11-25, Client Features): a table of pending requests keyed by
+ * server-generated string ids, settled by the client's responses. Owned by the connection
+ * (`connection.ts`), one per legacy session.
  * @internal
  */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as JsonRpc from "../../JsonRpc.js"
 
 /** Default bound on the wait for the client's answer. */
@@ -17,14 +16,12 @@ export const DEFAULT_TIMEOUT: Duration.DurationInput = "60 seconds"
 
 /** The pending table of one session. */
 export interface Pending {
-  readonly next: Ref.Ref<number>
-  readonly table: Ref.Ref<HashMap.HashMap<string, Deferred.Deferred<JsonRpc.JsonObject, JsonRpc.McpError>>>
+  next: number
+  readonly table: Map<string, Deferred.Deferred<JsonRpc.JsonObject, JsonRpc.McpError>>
 }
 
-export const make: Effect.Effect<Pending> = Effect.map(
-  Effect.all([Ref.make(0), Ref.make(HashMap.empty<string, Deferred.Deferred<JsonRpc.JsonObject, JsonRpc.McpError>>())]),
-  ([next, table]) => ({ next, table })
-)
+/** A new, empty table. */
+export const makeUnsafe = (): Pending => ({ next: 0, table: new Map() })
 
 /**
  * Sends a request with `write` and waits for the answer at most `timeout`. The id is `s2c-<n>`. An
@@ -38,10 +35,9 @@ export const send = (
 ) =>
 (method: string, params: JsonRpc.JsonObject | undefined): Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError> =>
   Effect.acquireUseRelease(
-    Effect.gen(function*() {
-      const id = `s2c-${yield* Ref.getAndUpdate(pending.next, (i) => i + 1)}`
-      const answer = yield* Deferred.make<JsonRpc.JsonObject, JsonRpc.McpError>()
-      yield* Ref.update(pending.table, HashMap.set(id, answer))
+    Effect.map(Deferred.make<JsonRpc.JsonObject, JsonRpc.McpError>(), (answer) => {
+      const id = `s2c-${pending.next++}`
+      pending.table.set(id, answer)
       return { id, answer }
     }),
     ({ answer, id }) =>
@@ -60,22 +56,20 @@ export const send = (
             )
         }))
       ),
-    ({ id }) => Ref.update(pending.table, HashMap.remove(id))
+    ({ id }) =>
+      Effect.sync(() => {
+        pending.table.delete(id)
+      })
   )
 
 /** Settles the request a response answers; `false` when none with that id is pending. */
 export const resolve = (pending: Pending, response: JsonRpc.Response): Effect.Effect<boolean> =>
-  Effect.gen(function*() {
-    if (typeof response.id !== "string") return false
-    const id = response.id
-    const answer = yield* Ref.modify(pending.table, (m) => [HashMap.get(m, id), HashMap.remove(m, id)] as const)
-    if (Option.isNone(answer)) return false
-    if (JsonRpc.isErrorResponse(response)) {
-      const { code, data, message } = response.error
-      return yield* Deferred.fail(
-        answer.value,
-        new JsonRpc.McpError(data === undefined ? { code, message } : { code, message, data })
-      )
-    }
-    return yield* Deferred.succeed(answer.value, response.result)
+  Effect.suspend(() => {
+    if (typeof response.id !== "string") return Effect.succeed(false)
+    const answer = pending.table.get(response.id)
+    if (answer === undefined) return Effect.succeed(false)
+    pending.table.delete(response.id)
+    return JsonRpc.isErrorResponse(response)
+      ? Deferred.fail(answer, JsonRpc.McpError.fromErrorObject(response.error))
+      : Deferred.succeed(answer, response.result)
   })

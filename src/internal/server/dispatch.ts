@@ -16,7 +16,7 @@ import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
-import * as Headers from "./headerAgreement.js"
+import * as HeaderRules from "./headerAgreement.js"
 import * as InputState from "./requestState.js"
 import * as Defs from "./snapshot.js"
 
@@ -24,7 +24,7 @@ import * as Task from "../../Task.js"
 import * as Skill from "../skill/build.js"
 import { decodeParams, fail, Failure, invalidParamsFrom } from "./failure.js"
 import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirectory, readResource } from "./handlers.js"
-import type { AnyOptions, ChangeEvent, DispatchOptions, Options, Reply, Server, Session } from "./model.js"
+import type { AnyOptions, ChangeEvent, DispatchOptions, Headers, Options, Reply, Server, Session } from "./model.js"
 import { inputRequiredResult, makeContext, MRTR_METHODS, type MrtrInput, mrtrInput } from "./requestContext.js"
 import { listen, subscribe } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
@@ -207,8 +207,32 @@ export const dispatch = (
   server: Server,
   message: unknown,
   options: DispatchOptions = {}
+): Effect.Effect<Option.Option<Reply>> => dispatchClassified(server, JsonRpc.classify(message), options)
+
+/**
+ * Is this request or notification of the 2026-07-28 era (MCP 2026-07-28, Basic, "Protocol
+ * version")? Yes when its `params._meta` carries the protocol version key, or (HTTP) when its
+ * `MCP-Protocol-Version` header names a modern revision and it is not `initialize`. The one place
+ * the era of a message is decided.
+ */
+export const isModern = (
+  method: string,
+  params: JsonRpc.JsonObject | undefined,
+  headers: Headers | undefined
+): boolean => {
+  const meta = params?._meta
+  if (JsonRpc.isObject(meta) && McpSchema.MetaKey.protocolVersion in meta) return true
+  if (headers === undefined) return false
+  const version = HeaderRules.getHeader(headers, HeaderRules.Header.protocolVersion)
+  return version !== undefined && McpSchema.isModernVersion(version) && method !== McpSchema.Method.initialize
+}
+
+/** Handles one classified message (classified once, by the transport). Never fails. */
+export const dispatchClassified = (
+  server: Server,
+  classified: JsonRpc.Classified,
+  options: DispatchOptions = {}
 ): Effect.Effect<Option.Option<Reply>> => {
-  const classified = JsonRpc.classify(message)
   switch (classified._tag) {
     case "Invalid":
       return Effect.map(
@@ -290,16 +314,11 @@ const handleRequest = (
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const params = request.params ?? {}
   const meta = JsonRpc.isObject(params._meta) ? params._meta : undefined
-  const headerVersion = options.headers === undefined
-    ? undefined
-    : Headers.getHeader(options.headers, Headers.Header.protocolVersion)
-  const isModern = (meta !== undefined && McpSchema.MetaKey.protocolVersion in meta) ||
-    (headerVersion !== undefined && McpSchema.isModernVersion(headerVersion) &&
-      request.method !== McpSchema.Method.initialize)
+  const modern = isModern(request.method, params, options.headers)
   return Effect.flatMap(
     SubscriptionRef.get(server.state),
     (snapshot) =>
-      isModern
+      modern
         ? handleModern(server, snapshot, request, meta, options, span)
         : handleLegacy(server, snapshot, request, params, options, span)
   )
@@ -320,7 +339,7 @@ const handleModern = (
     const tool = request.method === McpSchema.Method.toolsCall && typeof params.name === "string"
       ? snapshot.tools.find((t) => t.def.name === params.name)
       : undefined
-    const mismatch = Headers.check(request, options.headers, tool?.inputSchema)
+    const mismatch = HeaderRules.check(request, options.headers, tool?.inputSchema)
     if (Option.isSome(mismatch)) return fail(mismatch.value, 400)
   }
   if (!isSupportedModern(server, era.protocolVersion)) {
@@ -639,7 +658,7 @@ const routeWith = (
 
 /** The span's first attributes: method, id, and what the request targets (tool / prompt name, resource URI). */
 const spanAttributes = (request: JsonRpc.Request): Record<string, string> => {
-  const name = Headers.nameOf(request.method, request.params)
+  const name = HeaderRules.nameOf(request.method, request.params)
   return name === undefined
     ? { "mcp.method": request.method, "jsonrpc.request.id": String(request.id) }
     : request.method === McpSchema.Method.resourcesRead

@@ -179,12 +179,15 @@ export const makeSession: Effect.Effect<Session> = Effect.map(
   (state) => ({ state })
 )
 
+/** HTTP request headers as the platform gives them (names lower-case). */
+export type Headers = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
 /** Options of one dispatch. */
 export interface DispatchOptions {
   /** The legacy session of this connection, if the transport has one. */
   readonly session?: Session | undefined
   /** HTTP request headers: enables the 2026-07-28 header checks and header-based era routing. */
-  readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> | undefined
+  readonly headers?: Headers | undefined
   /** Where request-scoped notifications (progress, log messages) go. */
   readonly notify?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
   /**

@@ -15,6 +15,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 
+import { startTimer } from "../runtime.js"
 import { decodeParams, type Failure } from "./failure.js"
 import type { ChangeEvent, DispatchOptions, Server, Session } from "./model.js"
 
@@ -46,8 +47,8 @@ const ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
  * run within one turn) is over by then. Not a debounce window: nothing waits for quiet.
  */
 const endOfTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const timer = setTimeout(() => resume(Effect.void), 0)
-  return Effect.sync(() => clearTimeout(timer))
+  const cancel = startTimer(0, () => resume(Effect.void))
+  return Effect.sync(cancel)
 })
 
 const coalesceKey = (e: ChangeEvent): string => e._tag === "ResourceUpdated" ? `updated ${e.uri}` : e.kind

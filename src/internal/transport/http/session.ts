@@ -1,9 +1,9 @@
 /**
- * The legacy (2025-11-25 / 2025-06-18) Streamable HTTP session store: one entry per
- * `Mcp-Session-Id`, each with its own scope, its in-flight request fibers (a `FiberMap` keyed by
- * request id, for `notifications/cancelled`) and its standalone GET stream (event ids, a bounded
- * replay buffer for `Last-Event-ID`) and its server→client requests waiting for the client's
- * answer (protocol.md §24.4). protocol.md §24.3, EC-15.
+ * The legacy (2025-11-25 / 2025-06-18) Streamable HTTP session store (MCP 2025-11-25, Basic,
+ * Transports, "Session Management"): one entry per `Mcp-Session-Id`, each with its own scope, its
+ * connection (`server/connection.ts`: the requests in flight, `notifications/cancelled`, the
+ * server→client requests waiting for the client's answer) and its standalone GET stream (event
+ * ids, a bounded replay buffer for `Last-Event-ID`, "Resumability and Redelivery").
  * @internal
  */
 import * as Clock from "effect/Clock"
@@ -12,7 +12,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
-import * as FiberMap from "effect/FiberMap"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -20,7 +19,7 @@ import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as JsonRpc from "../../../JsonRpc.js"
-import * as ServerRequests from "../../server/clientRequests.js"
+import * as Connection from "../../server/connection.js"
 import type * as Server from "../../server/dispatch.js"
 
 /** A message on a session's standalone stream, with its per-session event id (1, 2, …). */
@@ -43,7 +42,9 @@ interface Log {
 export interface HttpSession {
   readonly id: string
   readonly core: Server.Session
-  readonly inflight: FiberMap.FiberMap<JsonRpc.RequestId>
+  /** The session's connection: its requests in flight and its server→client requests. */
+  readonly connection: Connection.Connection
+  /** Serialises the standalone stream's event log. */
   readonly lock: Effect.Semaphore
   readonly lastActivityMillis: Ref.Ref<number>
   readonly openStreams: Ref.Ref<number>
@@ -52,17 +53,16 @@ export interface HttpSession {
   readonly takeover: Ref.Ref<Option.Option<Deferred.Deferred<void>>>
   readonly closed: Deferred.Deferred<void>
   readonly scope: Scope.CloseableScope
-  /** Server→client requests in flight, by their server-generated id (unique per session). */
-  readonly requests: ServerRequests.Pending
 }
 
 /** Store options (defaults applied by the caller). */
 export interface StoreOptions {
+  readonly server: Server.Server
   readonly maxSessions: number
   readonly idleTimeout: Duration.Duration
   readonly replayBufferSize: number
-  /** The session's unsolicited messages, drained onto its standalone stream while it lives. */
-  readonly feed: (core: Server.Session) => Effect.Effect<Stream.Stream<JsonRpc.Message>, never, Scope.Scope>
+  /** Options of each session's connection (its `session` is the session's own). */
+  readonly connection: Omit<Connection.Options, "session">
 }
 
 /** The store: sessions in a `Ref<HashMap>` owned by the scope that made it. */
@@ -112,13 +112,15 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
       createLock.withPermits(1)(Effect.gen(function*() {
         if (HashMap.size(yield* Ref.get(sessions)) >= options.maxSessions) return Option.none()
         const scope = yield* Scope.fork(storeScope, ExecutionStrategy.sequential)
-        const inflight = yield* FiberMap.make<JsonRpc.RequestId>().pipe(Scope.extend(scope))
+        const connection = yield* Connection.make(options.server, { ...options.connection, session: core }).pipe(
+          Scope.extend(scope)
+        )
         const closed = yield* Deferred.make<void>()
         yield* Scope.addFinalizer(scope, Deferred.succeed(closed, undefined))
         const session: HttpSession = {
           id: newSessionId(),
           core,
-          inflight,
+          connection,
           lock: yield* Effect.makeSemaphore(1),
           lastActivityMillis: yield* Ref.make(yield* Clock.currentTimeMillis),
           openStreams: yield* Ref.make(0),
@@ -126,12 +128,11 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
           live: yield* PubSub.unbounded<StreamEvent>(),
           takeover: yield* Ref.make(Option.none<Deferred.Deferred<void>>()),
           closed,
-          scope,
-          requests: yield* ServerRequests.make
+          scope
         }
         yield* Scope.addFinalizer(scope, PubSub.shutdown(session.live))
         yield* Ref.update(sessions, (m) => HashMap.set(m, session.id, session))
-        const feed = yield* options.feed(core).pipe(Scope.extend(scope))
+        const feed = yield* connection.sessionNotifications.pipe(Scope.extend(scope))
         yield* Effect.forkIn(Stream.runForEach(feed, (m) => publish(session, m)), scope)
         return Option.some(session)
       }))
@@ -194,7 +195,7 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         for (const s of HashMap.values(yield* Ref.get(sessions))) {
           const idle = now - (yield* Ref.get(s.lastActivityMillis)) >= timeoutMillis
           if (!idle) continue
-          if ((yield* Ref.get(s.openStreams)) > 0 || (yield* FiberMap.size(s.inflight)) > 0) continue
+          if ((yield* Ref.get(s.openStreams)) > 0 || s.connection.inFlight() > 0) continue
           yield* close(s.id)
           yield* Effect.logDebug(
             `Streamable HTTP: session ${s.id} closed after ${Duration.format(options.idleTimeout)} idle`
@@ -213,30 +214,3 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
       stream
     }
   })
-
-// ---------------------------------------------------------------------------------------------
-// server→client requests (legacy, protocol.md §24.4)
-// ---------------------------------------------------------------------------------------------
-
-/** Default bound on the wait for the client's answer to a server→client request. */
-export const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration.DurationInput = ServerRequests.DEFAULT_TIMEOUT
-
-/**
- * Sends a server→client request of `session` with `write` (the SSE stream of the client request
- * in flight) and waits for the client's answer (a POSTed JSON-RPC response, see {@link resolve})
- * at most `timeout` (see `serverRequests.send`: string ids `s2c-<n>`, -32603 and
- * `notifications/cancelled` on timeout, the entry removed on completion and interruption).
- */
-export const sendRequest = (
-  session: HttpSession,
-  write: (message: JsonRpc.Request | JsonRpc.Notification) => Effect.Effect<void>,
-  timeout: Duration.DurationInput
-): (method: string, params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError> =>
-  ServerRequests.send(session.requests, write, timeout)
-
-/**
- * Completes the server→client request a POSTed response answers. `false` when no request with
- * that id is pending in the session (unknown, already answered, timed out).
- */
-export const resolve = (session: HttpSession, response: JsonRpc.Response): Effect.Effect<boolean> =>
-  ServerRequests.resolve(session.requests, response)

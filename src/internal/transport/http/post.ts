@@ -1,0 +1,249 @@
+/**
+ * A POST to the Streamable HTTP endpoint (MCP 2025-11-25 and 2026-07-28, Basic, Transports,
+ * "Streamable HTTP", "Sending Messages to the Server"): media types, the body limit, one
+ * classification of the body, then the message's way: a 2026-07-28 request runs on a connection
+ * of its own (closing the response cancels it); a legacy request runs on its session's connection
+ * (a disconnect is not a cancellation); notifications and responses are accepted with 202.
+ * @internal
+ */
+import type * as Headers from "@effect/platform/Headers"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as JsonRpc from "../../../JsonRpc.js"
+import * as McpSchema from "../../../McpSchema.js"
+import type { AuthInfo } from "../../../RequestContext.js"
+import * as Connection from "../../server/connection.js"
+import * as Dispatch from "../../server/dispatch.js"
+import * as HeaderRules from "../../server/headerAgreement.js"
+import { exchange } from "./exchange.js"
+import { empty, json, jsonText, refuse } from "./responses.js"
+import type { HandlerState } from "./state.js"
+import { sessionOf } from "./state.js"
+import * as Http from "./wire.js"
+
+const { McpError } = JsonRpc
+
+/** Handles a POST: the body is read within `maxBodyBytes` and classified once. */
+export const post = (
+  state: HandlerState,
+  request: HttpServerRequest.HttpServerRequest,
+  auth: AuthInfo | undefined
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const headers = request.headers
+    if (Http.mediaTypeOf(headers["content-type"]) !== Http.JSON_TYPE) {
+      return refuse(415, "Unsupported Media Type: Content-Type must be application/json")
+    }
+    const accept = Http.parseAccept(headers["accept"])
+    if (!Http.accepts(accept, Http.JSON_TYPE)) {
+      return refuse(406, "Not Acceptable: Accept must include application/json (and text/event-stream)")
+    }
+    const sseOk = Http.accepts(accept, Http.SSE_TYPE)
+    const maxBodyBytes = state.maxBodyBytes
+    const tooLarge = () => refuse(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, { connection: "close" })
+    const declared = headers["content-length"]
+    if (declared !== undefined && Number(declared) > maxBodyBytes) return tooLarge()
+    // A declared length within the limit is read in one piece (the HTTP parser delivers that
+    // many bytes; checked again below); a chunked body is counted as it streams in.
+    const bytes = yield* Effect.either(
+      declared !== undefined && /^\d+$/.test(declared)
+        ? Effect.map(request.arrayBuffer, (b) => new Uint8Array(b))
+        : Http.readBounded(request.stream, maxBodyBytes)
+    )
+    if (bytes._tag === "Left") {
+      return bytes.left._tag === "BodyTooLarge" ? tooLarge() : refuse(400, "Bad Request: the body could not be read")
+    }
+    if (bytes.right.byteLength > maxBodyBytes) return tooLarge()
+    const text = Http.decodeUtf8(bytes.right)
+    if (Option.isNone(text)) return yield* unreadable(state, headers, McpError.parseError(), undefined)
+    const classified = JsonRpc.parse(text.value)
+    switch (classified._tag) {
+      case "Invalid":
+        return yield* unreadable(state, headers, classified.error, classified.id)
+      case "Response":
+        return yield* answered(state, headers, classified)
+      case "Notification":
+        return yield* accepted(state, headers, classified)
+      case "Request":
+        return yield* requestPost(state, { message: classified, headers, auth }, classified.message, headers, sseOk)
+    }
+  })
+
+/** A 400 for a body that is not a valid request: the core's id rule, with the session if known. */
+const unreadable = (
+  state: HandlerState,
+  headers: Headers.Headers,
+  error: JsonRpc.McpError,
+  id: JsonRpc.RequestId | undefined
+) =>
+  Effect.flatMap(
+    id === undefined ? sessionOf(state, headers) : Effect.succeed({ _tag: "None" } as const),
+    (found) =>
+      Effect.map(
+        Dispatch.invalidResponse(found._tag === "Found" ? found.session.core : undefined, id, error),
+        (message) => json(400, message)
+      )
+  )
+
+/** Where the connection writes what a notification or a response leads to: nothing. */
+const noOutlet: Connection.Outlet = { reply: () => Effect.void, send: undefined }
+
+/** Notifications: 202, no body; legacy ones reach their session's connection (`notifications/cancelled`). */
+const accepted = (
+  state: HandlerState,
+  headers: Headers.Headers,
+  classified: Extract<JsonRpc.Classified, { readonly _tag: "Notification" }>
+) =>
+  Effect.gen(function*() {
+    const notification = classified.message
+    if (Dispatch.isModern(notification.method, notification.params, headers)) {
+      const methodHeader = HeaderRules.getHeader(headers, HeaderRules.Header.method)
+      if (methodHeader !== undefined && methodHeader !== notification.method) {
+        return json(
+          400,
+          JsonRpc.failure(
+            undefined,
+            McpError.headerMismatch(
+              `Header mismatch: ${HeaderRules.Header.method} header value '${methodHeader}' does not match body value '${notification.method}'`
+            )
+          )
+        )
+      }
+      return empty(202)
+    }
+    const found = yield* sessionOf(state, headers)
+    if (found._tag === "Refused") return found.response
+    if (found._tag === "Found") {
+      yield* found.session.connection.receive({ message: classified, headers }, noOutlet) ?? Effect.void
+    }
+    return empty(202)
+  })
+
+/**
+ * A POSTed JSON-RPC response: the client's answer to a server→client request of its legacy
+ * session (MCP 2025-11-25, Client Features) → `202`. Unknown ids are ignored (still `202`).
+ */
+const answered = (
+  state: HandlerState,
+  headers: Headers.Headers,
+  classified: Extract<JsonRpc.Classified, { readonly _tag: "Response" }>
+) =>
+  Effect.gen(function*() {
+    const found = yield* sessionOf(state, headers)
+    if (found._tag === "Refused") return found.response
+    if (found._tag === "Found") {
+      yield* found.session.connection.receive({ message: classified }, noOutlet) ?? Effect.void
+    }
+    return empty(202)
+  })
+
+const requestPost = (
+  state: HandlerState,
+  incoming: Connection.Incoming,
+  request: JsonRpc.Request,
+  headers: Headers.Headers,
+  sseOk: boolean
+) =>
+  Effect.gen(function*() {
+    if (Dispatch.isModern(request.method, request.params, headers)) {
+      // Stateless: Mcp-Session-Id is ignored; a connection of its own, in the response's scope, so
+      // closing the response stream cancels the request.
+      const connection = yield* Connection.make(state.server, { stopped: state.stopped })
+      return yield* exchange({
+        id: request.id,
+        sse: sseOk,
+        keepAlive: state.keepAlive,
+        status: (reply) => reply.status,
+        start: (outlet) => connection.receive(incoming, outlet) ?? Effect.void
+      })
+    }
+    if (request.method === McpSchema.Method.initialize) return yield* initialize(state, incoming, request)
+    const found = yield* sessionOf(state, headers)
+    if (found._tag === "Refused") return found.response
+    if (found._tag === "None") {
+      // Sessions off: a throwaway session at the version the header names; else no session: the
+      // core answers (400 -32602 naming what is missing; `ping` works).
+      const session = state.sessions ? undefined : yield* statelessSession(state, headers)
+      return yield* once(state, incoming, request, session)
+    }
+    // Legacy: the request lives in the session (a disconnect is not a cancellation; a
+    // `notifications/cancelled` is). In-session JSON-RPC errors are HTTP 200: a 404 would read as
+    // "session terminated" to a legacy client.
+    const connection = found.session.connection
+    return yield* exchange({
+      id: request.id,
+      sse: sseOk,
+      keepAlive: state.keepAlive,
+      status: (reply) => reply.status === 404 ? 200 : reply.status,
+      start: (outlet) => connection.receive(incoming, outlet) ?? Effect.void
+    })
+  })
+
+/** A request answered without a connection (no session to track it in): one JSON reply. */
+const once = (
+  state: HandlerState,
+  incoming: Connection.Incoming,
+  request: JsonRpc.Request,
+  session: Dispatch.Session | undefined
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  let response: HttpServerResponse.HttpServerResponse = empty(202)
+  const outlet: Connection.Outlet = {
+    reply: (reply, text) =>
+      Effect.sync(() => {
+        response = jsonText(reply.status, text)
+      }),
+    send: undefined
+  }
+  return Dispatch.dispatchClassified(state.server, incoming.message, {
+    session,
+    headers: incoming.headers,
+    auth: incoming.auth,
+    shutdown: state.stopped
+  }).pipe(
+    Effect.flatMap((reply) =>
+      Option.isSome(reply) ? Connection.writeReply(state.server, request, reply.value, outlet) : Effect.void
+    ),
+    Effect.map(() => response)
+  )
+}
+
+/** A throwaway, already initialized legacy session for sessionless serving. */
+const statelessSession = (state: HandlerState, headers: Headers.Headers) =>
+  Effect.gen(function*() {
+    const core = yield* Dispatch.makeSession
+    const asked = HeaderRules.getHeader(headers, HeaderRules.Header.protocolVersion)
+    const protocolVersion = state.legacyVersions.find((v) => v === asked) ?? state.legacyVersions[0] ??
+      "2025-11-25"
+    yield* Ref.set(core.state, {
+      protocolVersion,
+      clientInfo: undefined,
+      clientCapabilities: {},
+      initialized: true,
+      logLevel: undefined,
+      subscriptions: new Set<string>()
+    })
+    return core
+  })
+
+/** `initialize`: answered in a new session, registered in the store (with its id) when it succeeded. */
+const initialize = (state: HandlerState, incoming: Connection.Incoming, request: JsonRpc.Request) =>
+  Effect.gen(function*() {
+    const core = yield* Dispatch.makeSession
+    const reply = yield* Dispatch.dispatchClassified(state.server, incoming.message, {
+      session: core,
+      headers: incoming.headers,
+      auth: incoming.auth
+    })
+    if (Option.isNone(reply)) return empty(202)
+    const { message, status } = reply.value
+    if (JsonRpc.isErrorResponse(message) || !state.sessions) return json(status, message)
+    const session = yield* state.store.create(core)
+    if (Option.isNone(session)) {
+      return json(503, JsonRpc.failure(request.id, McpError.internalError("Too many sessions; try again later")))
+    }
+    return json(status, message, { [HeaderRules.Header.sessionId]: session.value.id })
+  })
