@@ -21,6 +21,7 @@ import type * as Stream from "effect/Stream"
 import type * as Input from "./Input.js"
 import * as internal from "./internal/client/connect.js"
 import * as internalError from "./internal/client/error.js"
+import * as internalListen from "./internal/client/listen.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as Skill from "./Skill.js"
@@ -245,7 +246,7 @@ export interface Subscription {
  * @since 0.1.0
  * @category symbols
  */
-export const RESUBSCRIBED: "presa-mcp/resubscribed" = internal.RESUBSCRIBED
+export const RESUBSCRIBED: "presa-mcp/resubscribed" = internalListen.RESUBSCRIBED
 
 /**
  * The default `Options.relisten`: 100 ms, doubling, at most 8 tries in a row (about 25 s in all).
@@ -253,7 +254,7 @@ export const RESUBSCRIBED: "presa-mcp/resubscribed" = internal.RESUBSCRIBED
  * @since 0.1.0
  * @category symbols
  */
-export const DEFAULT_RELISTEN: Schedule.Schedule<unknown, CallError> = internal.DEFAULT_RELISTEN
+export const DEFAULT_RELISTEN: Schedule.Schedule<unknown, CallError> = internalListen.DEFAULT_RELISTEN
 
 /**
  * What the client learned when it connected: the era, the protocol version in use, and the
