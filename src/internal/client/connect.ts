@@ -26,8 +26,6 @@ import * as TaskClient from "./tasks.js"
 
 const decodeDiscoverResult = decoder(McpSchema.DiscoverResult, McpSchema.Method.discover)
 const decodeInitializeResult = decoder(McpSchema.InitializeResult, McpSchema.Method.initialize)
-const decodeCallToolResult = decoder(McpSchema.CallToolResult, McpSchema.Method.toolsCall)
-const decodeCreateTaskResult = decoder(Task.CreateTaskResult, McpSchema.Method.toolsCall)
 const decodeReadResourceResult = decoder(McpSchema.ReadResourceResult, McpSchema.Method.resourcesRead)
 const decodeGetPromptResult = decoder(McpSchema.GetPromptResult, McpSchema.Method.promptsGet)
 const decodeCompleteResult = decoder(McpSchema.CompleteResult, McpSchema.Method.complete)
@@ -144,8 +142,8 @@ const callTool = (
   }, callOptions).pipe(
     Effect.flatMap((result) =>
       TaskClient.isTaskResult(result)
-        ? Effect.flatMap(decodeCreateTaskResult(result), (created) => tasks.awaitResult(created.taskId))
-        : decodeCallToolResult(result)
+        ? Effect.flatMap(TaskClient.decodeCreateTaskResult(result), (created) => tasks.awaitResult(created.taskId))
+        : TaskClient.decodeCallToolResult(result)
     )
   )
 
