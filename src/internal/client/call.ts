@@ -50,7 +50,7 @@ export const exchange = (
   )
 
 /**
- * `result` when it is final (`resultType` absent or `"complete"`, MCP 2026-07-28, Basic ›
+ * `result` when it is final (`resultType` absent or `"complete"`, MCP 2026-07-28, Overview ›
  * ResultType), else `ClientError` "InvalidResult".
  */
 export const checkComplete = (

@@ -1,9 +1,10 @@
 /**
  * Change-notification streams of a client (`McpClient.listen`): modern `subscriptions/listen`
  * (MCP 2026-07-28, Subscriptions) and the legacy session's notifications with
- * `resources/subscribe` (MCP 2025-11-25, Resources › Subscriptions; Tools, Prompts and Resources
- * › List Changed Notification), both re-established after a dropped connection per
- * `Options.relisten` (docs/architecture.md, "Client: listen, reconnects, restarts").
+ * `resources/subscribe` (MCP 2025-11-25, Resources › Subscriptions, and the list-changed
+ * notifications of Tools, Prompts and Resources), both re-established after a dropped
+ * connection per `Options.relisten` (docs/architecture.md, "Client: listen, reconnects,
+ * restarts").
  * @internal
  */
 import * as Cause from "effect/Cause"

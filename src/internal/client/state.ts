@@ -106,8 +106,8 @@ export const makeSetup = (transport: ClientTransport, options: Options): Setup =
 }
 
 /**
- * The modern `_meta` of a request at `version` (MCP 2026-07-28, Basic › Request metadata: the
- * protocol version, the client's capabilities and info ride on every request).
+ * The modern `_meta` of a request at `version`: the protocol version, the client's capabilities
+ * and info, which every request carries (MCP 2026-07-28, Overview › Statelessness).
  */
 export const modernMeta = (setup: Setup, version: string): JsonRpc.JsonObject => ({
   [McpSchema.MetaKey.protocolVersion]: version,
