@@ -1,6 +1,7 @@
 /**
- * The MCP client: connects over any {@link ClientTransport}, detects the server's era
- * (protocol.md §1.2), and offers typed calls.
+ * The MCP client: connects over any {@link ClientTransport}, detects the server's era (MCP
+ * 2026-07-28, Versioning and Compatibility › Backward Compatibility with Initialization-Based
+ * Versions), and offers typed calls.
  *
  * Modern (2026-07-28): every request carries the protocol version, the client's capabilities and
  * info in `params._meta`. Legacy (2025-11-25 / 2025-06-18): an `initialize` handshake first.
@@ -21,6 +22,7 @@ import type * as Stream from "effect/Stream"
 import type * as Input from "./Input.js"
 import * as internal from "./internal/client/connect.js"
 import * as internalError from "./internal/client/error.js"
+import * as internalListen from "./internal/client/listen.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as Skill from "./Skill.js"
@@ -62,179 +64,248 @@ export type ClientError = internalError.ClientError
 export type CallError = JsonRpc.McpError | TransportError | ClientError
 
 /**
- * Answers to the server's questions. Each handler given makes the client declare the matching
- * capability (`elicitation` — `{form: {}, url: {}}` with `elicitUrl`, else `{}` = form only —,
- * `sampling`, `roots`) in every modern request's `_meta` and in the legacy `initialize`; an
- * explicit `Options.capabilities` entry wins over the derived one.
+ * Answers to the server's questions: modern `input_required` rounds (MCP 2026-07-28, Multi
+ * Round-Trip Requests) and legacy server→client requests (MCP 2025-11-25, Elicitation, Sampling,
+ * Roots) alike. Each handler given makes the client declare the matching capability
+ * (`elicitation`, `sampling`, `roots`) in every modern request's `_meta` and in the legacy
+ * `initialize`; an explicit `Options.capabilities` entry wins over the derived one.
  *
- * - `onElicit(params)`: `elicitation/create`; `params` is `{mode?: "form", message,
- *   requestedSchema}` or `{mode: "url", message, url}` as the server sent it. Yields the
- *   `ElicitResult` (`{action: "accept" | "decline" | "cancel", content?}`).
- * - `onSample(params)`: `sampling/createMessage`; yields a `CreateMessageResult`.
- * - `onRoots()`: `roots/list`; yields a `ListRootsResult`.
- *
- * A handler failing with `McpError`: modern, the call fails with `ClientError` `"Input"` (cause:
- * the error); legacy, the server's request is answered with that error. Answers are checked
- * against the `Input` schemas.
+ * A question without a handler: modern, the call fails with `ClientError` "Input"; legacy, the
+ * server's request is answered -32601. A handler failing with `McpError`: modern, the call fails
+ * with `ClientError` "Input" (`cause`: the error); legacy, the server's request is answered with
+ * that error. Answers are checked against the `Input` schemas: one that does not match fails the
+ * call with `ClientError` "Input" (modern) or is answered -32603 (legacy).
  *
  * @since 0.1.0
  * @category models
  */
 export interface InputHandlers {
+  /**
+   * Answers `elicitation/create`. `params` is `{mode?: "form", message, requestedSchema}` or
+   * `{mode: "url", message, url}` (URL mode only with `Options.elicitUrl`) as the server sent it;
+   * yields the `ElicitResult` (`{action: "accept" | "decline" | "cancel", content?}`). Declares
+   * `elicitation` (`{}` = form only; `{form: {}, url: {}}` with `elicitUrl`). Default: none.
+   */
   readonly onElicit?:
     | ((params: JsonRpc.JsonObject) => Effect.Effect<Input.ElicitResult, JsonRpc.McpError>)
     | undefined
+  /**
+   * Answers `sampling/createMessage` (`params` as the server sent them) with a
+   * `CreateMessageResult`. Declares `sampling: {}`. Default: none.
+   */
   readonly onSample?:
     | ((params: JsonRpc.JsonObject) => Effect.Effect<Input.CreateMessageResult, JsonRpc.McpError>)
     | undefined
+  /** Answers `roots/list` with a `ListRootsResult`. Declares `roots: {}`. Default: none. */
   readonly onRoots?: (() => Effect.Effect<Input.ListRootsResult, JsonRpc.McpError>) | undefined
 }
 
 /**
- * Client options.
- *
- * - `name`, `version`: the client's `Implementation` (default `presa-mcp-client` / `0.1.0`);
- * - `capabilities`: the client's capabilities (default `{}`), merged over those the input
- *   handlers imply ({@link InputHandlers});
- * - `versions`: revisions the client will speak (default all three, newest first);
- * - `probeTimeout`: how long to wait for the `server/discover` probe before falling back to the
- *   legacy handshake, default 3 seconds (a client whose `versions` are all modern has no fallback:
- *   its probe waits `requestTimeout`);
- * - `requestTimeout`: deadline of every request (each MRTR round on its own; not a listen
- *   stream), default 60 seconds (on expiry the request is cancelled on the wire and the call
- *   fails with `ClientError` "Timeout"); passed to the transport as `RequestOptions.timeout`;
- * - `onElicit`, `onSample`, `onRoots`: see {@link InputHandlers}; `elicitUrl` (default false)
- *   declares URL-mode elicitation too;
- * - `maxInputRounds`: how many `input_required` results one call may answer, default 10; one
- *   more fails the call with `ClientError` "InputRounds";
- * - `cache` (default false): keep the results of `server/discover`, `tools/list`,
- *   `prompts/list`, `resources/list`, `resources/templates/list` and `resources/read` for their
- *   `ttlMs` (modern), keyed by method and params (e.g. `cursor`, `uri`). One client is one
- *   authorization context, so `cacheScope` does not split it. Change notifications seen on a
- *   {@link McpClient.listen} stream drop the matching entries (`resources/updated` drops that
- *   URI's read); a cursor error (-32602 on a page with a cursor) drops that list's pages;
- *   results of calls that went through `input_required` rounds are never kept. Freshness is
- *   measured with `Clock`;
- * - `legacyTtlMs`: milliseconds, default 0: how long legacy results (which carry no `ttlMs`) are
- *   kept when `cache` is on. Legacy change notifications invalidate only while a `listen` is open;
- * - `tasks` (default false): declare the Tasks extension (`io.modelcontextprotocol/tasks`,
- *   SEP-2663) on modern requests. The server may then answer `tools/call` with a task:
- *   {@link McpClient.callTool} polls it to the end (answering its questions with the input
- *   handlers, within `Task.AwaitOptions` defaults) and yields the final result; `client.tasks`
- *   exposes the lifecycle;
- * - `relisten`: how an established {@link McpClient.listen} is re-established after its
- *   connection dropped, a `Schedule` fed with the error (each failed try is fed again; the
- *   schedule restarts once a listen is acknowledged again). Default {@link DEFAULT_RELISTEN}
- *   (100 ms doubling, at most 8 tries in a row); `Schedule.stop` turns it off. Never after
- *   `client.close`.
+ * Client options, given to {@link connect}. Every field is optional; the defaults are on the
+ * fields.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options extends InputHandlers {
+  /**
+   * The client's `Implementation.name`, sent as `_meta["io.modelcontextprotocol/clientInfo"]`
+   * (modern) or `initialize` `clientInfo` (legacy). Default `"presa-mcp-client"`.
+   */
   readonly name?: string
+  /** The client's `Implementation.version`, sent with `name`. Default `"0.1.0"`. */
   readonly version?: string
+  /**
+   * The client's capabilities, merged over those the input handlers imply ({@link InputHandlers};
+   * an entry here wins) and sent in every modern request's `_meta` and in the legacy `initialize`.
+   * Default `{}`.
+   */
   readonly capabilities?: McpSchema.ClientCapabilities
+  /**
+   * The revisions the client will speak; they are tried newest first whatever the order given.
+   * Default all three (`McpSchema.ALL_VERSIONS`). Without a modern one the client skips the
+   * `server/discover` probe; without a legacy one it has no `initialize` fallback. A server that
+   * speaks none of them fails {@link connect} with `ClientError` "NoCommonVersion".
+   */
   readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
+  /**
+   * How long the `server/discover` probe waits before the client takes the server for a legacy
+   * one and sends `initialize`. `DurationInput`, default 3 seconds. A client whose `versions` are
+   * all modern has no fallback: its probe waits `requestTimeout`.
+   */
   readonly probeTimeout?: Duration.DurationInput
+  /**
+   * The deadline of every request: each MRTR round on its own, and the wait for a listen's
+   * acknowledgement (not the listen stream itself). `DurationInput`, default 60 seconds. Passed to
+   * the transport as `RequestOptions.timeout`; on expiry the request is cancelled on the wire and
+   * the call fails with `ClientError` "Timeout".
+   */
   readonly requestTimeout?: Duration.DurationInput
+  /**
+   * With `onElicit`, declare URL-mode elicitation too (`elicitation: {form: {}, url: {}}` instead
+   * of `{}`). Default `false`; no effect without `onElicit`.
+   */
   readonly elicitUrl?: boolean
+  /**
+   * How many `input_required` results one call may answer (a count; fractions are floored,
+   * negatives count as 0). Default 10. One more fails the call with `ClientError` "InputRounds".
+   */
   readonly maxInputRounds?: number
+  /**
+   * Keep the results of `server/discover`, `tools/list`, `prompts/list`, `resources/list`,
+   * `resources/templates/list` and `resources/read` for their `ttlMs` (modern; legacy:
+   * `legacyTtlMs`), keyed by method and params (e.g. `cursor`, `uri`); MCP 2026-07-28, Caching.
+   * One client is one authorization context, so `cacheScope` does not split it. Change
+   * notifications seen on a {@link McpClient.listen} stream drop the matching entries
+   * (`resources/updated` drops that URI's read); a cursor error (-32602 on a page with a cursor)
+   * drops that list's pages; results of calls that went through `input_required` rounds are never
+   * kept. Freshness is measured with `Clock`. Default `false`.
+   */
   readonly cache?: boolean
+  /**
+   * How long legacy results (which carry no `ttlMs`) are kept when `cache` is on, in
+   * milliseconds (negatives count as 0). Default 0 (not kept). Legacy change notifications
+   * invalidate only while a `listen` is open.
+   */
   readonly legacyTtlMs?: number
+  /**
+   * Declare the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on modern requests.
+   * The server may then answer `tools/call` with a task: {@link McpClient.callTool} polls it to
+   * the end (answering its questions with the input handlers, within `Task.AwaitOptions`
+   * defaults) and yields the final result; `client.tasks` exposes the lifecycle. Default `false`.
+   */
   readonly tasks?: boolean
+  /**
+   * How an established {@link McpClient.listen} is re-established after its connection dropped:
+   * a `Schedule` fed with the error (each failed try is fed again; the schedule restarts once a
+   * listen is acknowledged again). Default {@link DEFAULT_RELISTEN} (100 ms doubling, at most 8
+   * tries in a row); `Schedule.stop` turns it off. Never after `client.close`. When it gives up,
+   * the stream fails with the last error.
+   */
   readonly relisten?: Schedule.Schedule<unknown, CallError>
 }
 
 /**
- * One progress update of a call: `notifications/progress` params.
+ * One progress update of a call: `notifications/progress` params (MCP 2026-07-28, Progress).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Progress {
+  /** The call's token, as its request carried it in `_meta.progressToken`. */
   readonly progressToken: JsonRpc.RequestId
+  /** The progress so far (any finite number), strictly increasing within one round. */
   readonly progress: number
+  /** The total the progress runs to, when the server knows it. */
   readonly total?: number
+  /** A human-readable description of the current step, when the server sent one. */
   readonly message?: string
 }
 
 /**
- * One log message of a call: `notifications/message` params.
+ * One log message of a call: `notifications/message` params (MCP 2026-07-28, Logging).
  *
  * @since 0.1.0
  * @category models
  */
 export interface LogMessage {
+  /** The severity, one of `McpSchema.LOGGING_LEVELS` (`debug` … `emergency`). */
   readonly level: McpSchema.LoggingLevel
+  /** The name of the logger, when the server sent one. */
   readonly logger?: string
+  /** The payload as sent (any JSON value). */
   readonly data: unknown
 }
 
 /**
- * Options of one call (every method that sends a request takes them).
- *
- * - `onNotification`: every notification the server sends for this request (raw);
- * - `onRequest`: answers server→client requests on this request's own channel (HTTP SSE;
- *   default: the client's {@link InputHandlers});
- * - `onProgress`: opts in to progress: the request gets `_meta.progressToken` (`progressToken`
- *   if given, else one the request's `_meta` already has, else a fresh integer: 0, 1, …) and
- *   `notifications/progress` carrying that token reach `onProgress`. Other tokens and values that
- *   do not increase are dropped (logged at debug level). A retried MRTR round restarts the count;
- * - `onLog`: receives the request's `notifications/message` (stdio gives log messages no
- *   request field: every call in flight sees them). Modern servers send them only when
- *   `logLevel` is set too (`_meta["io.modelcontextprotocol/logLevel"]`); legacy servers use the
- *   session level (`logging/setLevel`);
- * - `logLevel`: the minimum level asked for (modern, with `onLog`).
+ * Options of one call (every method that sends a request takes them). From `RequestOptions`:
+ * `onNotification` receives every notification the server sends for this request (raw);
+ * `onRequest` answers server→client requests on this request's own channel (HTTP SSE; default:
+ * the client's {@link InputHandlers}); `timeout` is not read: every request's deadline is
+ * `Options.requestTimeout`.
  *
  * @since 0.1.0
  * @category models
  */
 export interface CallOptions extends RequestOptions {
+  /**
+   * Opts in to progress (MCP 2026-07-28, Progress): the request gets `_meta.progressToken` and
+   * the `notifications/progress` carrying that token reach this hook. Other tokens and values
+   * that do not increase are dropped (logged at debug level). A retried MRTR round restarts the
+   * count. Default: none (no token is added).
+   */
   readonly onProgress?: ((progress: Progress) => Effect.Effect<void>) | undefined
+  /**
+   * Receives the request's `notifications/message` (stdio gives log messages no request field:
+   * every call in flight sees them). Modern servers send them only when `logLevel` is set too;
+   * legacy servers use the session level (`logging/setLevel`). Default: none.
+   */
   readonly onLog?: ((message: LogMessage) => Effect.Effect<void>) | undefined
+  /**
+   * The minimum level asked for, sent as `_meta["io.modelcontextprotocol/logLevel"]` (modern,
+   * with `onLog` only; MCP 2026-07-28, Logging). Default: none (the server sends no log messages).
+   */
   readonly logLevel?: McpSchema.LoggingLevel | undefined
+  /**
+   * The progress token to send with `onProgress`. Default: the token the request's own `_meta`
+   * already has, else a fresh integer of this client (0, 1, …).
+   */
   readonly progressToken?: JsonRpc.RequestId | undefined
 }
 
 /**
  * What a {@link McpClient.listen} stream carries (the `notifications` param of
- * `subscriptions/listen`): list changes per kind and updates of the given resource URIs.
+ * `subscriptions/listen`, MCP 2026-07-28, Subscriptions): list changes per kind and updates of
+ * the given resource URIs. A key left out (or `false`) is not wanted.
  *
  * @since 0.1.0
  * @category models
  */
 export interface ListenFilter {
+  /** Want `notifications/tools/list_changed`. Default `false`. */
   readonly toolsListChanged?: boolean
+  /** Want `notifications/prompts/list_changed`. Default `false`. */
   readonly promptsListChanged?: boolean
+  /** Want `notifications/resources/list_changed`. Default `false`. */
   readonly resourcesListChanged?: boolean
+  /**
+   * The resource URIs whose `notifications/resources/updated` are wanted (legacy: each is
+   * `resources/subscribe`d while a listen names it). Default: none.
+   */
   readonly resourceSubscriptions?: ReadonlyArray<string>
 }
 
 /**
- * An open change-notification stream: `acknowledged` is the part of the filter the server will
- * honour; `notifications` yields `notifications/{tools,prompts,resources}/list_changed` and
- * `notifications/resources/updated` (as sent, `_meta` included).
+ * An open change-notification stream.
  *
  * It ends when the server ends the subscription gracefully (modern: the listen result, or its
- * `notifications/cancelled`; protocol.md §14: a clean end, so the client does not listen again).
- * When the connection drops instead (HTTP: the listen's SSE response or the legacy GET stream
- * ends or breaks, the server restarts; stdio: the process exits and `Stdio.spawn`'s `restart`
- * starts another), the client listens again with the same filter per `Options.relisten`
- * (legacy: opens the session's channel again and re-sends `resources/subscribe` for the
- * acknowledged URIs), and the stream goes on. Changes in the gap are unknown, so after each
- * re-establishment the client clears its cache and the stream yields one
- * `notifications/<kind>/list_changed` per acknowledged kind and one `notifications/resources/updated`
- * per acknowledged URI, marked `_meta[RESUBSCRIBED] = true` (modern: tagged with the new
- * listen's subscription id): a consumer that refetches on change notifications needs no other
- * code. When `relisten` gives up, or the failure is not a lost connection (a JSON-RPC error, a
- * 401), the stream fails with that error.
+ * `notifications/cancelled`; MCP 2026-07-28, Subscriptions: a clean end, so the client does not
+ * listen again). When the connection drops instead (HTTP: the listen's SSE response or the
+ * legacy GET stream ends or breaks, the server restarts; stdio: the process exits and
+ * `Stdio.spawn`'s `restart` starts another), the client listens again with the same filter per
+ * `Options.relisten` (legacy: opens the session's channel again and re-sends
+ * `resources/subscribe` for the acknowledged URIs), and the stream goes on. Changes in the gap
+ * are unknown, so after each re-establishment the client clears its cache and the stream yields
+ * one `notifications/<kind>/list_changed` per acknowledged kind and one
+ * `notifications/resources/updated` per acknowledged URI, marked `_meta[RESUBSCRIBED] = true`
+ * (modern: tagged with the new listen's subscription id): a consumer that refetches on change
+ * notifications needs no other code. When `relisten` gives up, or the failure is not a lost
+ * connection (a JSON-RPC error, a 401), the stream fails with that error.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Subscription {
+  /**
+   * The part of the filter the server will honour: modern, as its
+   * `notifications/subscriptions/acknowledged` said; legacy, the filter cut down to the server's
+   * capabilities (`*.listChanged`, `resources.subscribe`).
+   */
   readonly acknowledged: ListenFilter
+  /**
+   * `notifications/{tools,prompts,resources}/list_changed` and `notifications/resources/updated`
+   * as sent (`_meta` included), until the subscription ends (see above).
+   */
   readonly notifications: Stream.Stream<JsonRpc.Notification, CallError>
 }
 
@@ -245,7 +316,7 @@ export interface Subscription {
  * @since 0.1.0
  * @category symbols
  */
-export const RESUBSCRIBED: "presa-mcp/resubscribed" = internal.RESUBSCRIBED
+export const RESUBSCRIBED: "presa-mcp/resubscribed" = internalListen.RESUBSCRIBED
 
 /**
  * The default `Options.relisten`: 100 ms, doubling, at most 8 tries in a row (about 25 s in all).
@@ -253,7 +324,7 @@ export const RESUBSCRIBED: "presa-mcp/resubscribed" = internal.RESUBSCRIBED
  * @since 0.1.0
  * @category symbols
  */
-export const DEFAULT_RELISTEN: Schedule.Schedule<unknown, CallError> = internal.DEFAULT_RELISTEN
+export const DEFAULT_RELISTEN: Schedule.Schedule<unknown, CallError> = internalListen.DEFAULT_RELISTEN
 
 /**
  * What the client learned when it connected: the era, the protocol version in use, and the
@@ -263,10 +334,18 @@ export const DEFAULT_RELISTEN: Schedule.Schedule<unknown, CallError> = internal.
  * @category models
  */
 export interface Info {
+  /** `"modern"` (2026-07-28: `server/discover` answered) or `"legacy"` (an `initialize` session). */
   readonly era: "modern" | "legacy"
+  /** The revision every request speaks (modern) or the session negotiated (legacy). */
   readonly protocolVersion: string
+  /**
+   * The server's `Implementation`: modern, `_meta["io.modelcontextprotocol/serverInfo"]` of the
+   * `server/discover` result (`undefined` when absent or malformed); legacy, `serverInfo`.
+   */
   readonly serverInfo: McpSchema.Implementation | undefined
+  /** The server's capabilities (`server/discover` or `initialize` result). */
   readonly capabilities: McpSchema.ServerCapabilities
+  /** The server's instructions for the model, when it gave any. */
   readonly instructions: string | undefined
   /** Versions the server said it serves (`server/discover`), or the negotiated one (legacy). */
   readonly supportedVersions: ReadonlyArray<string>
@@ -294,6 +373,7 @@ export type CompleteRef = { readonly type: "ref/prompt"; readonly name: string }
  * @category models
  */
 export interface McpClient {
+  /** What the client learned when it connected (era, version, the server's info). */
   readonly info: Info
   /** Sends any request (with `_meta` added in the modern era) and yields its raw final result. */
   readonly request: (
@@ -303,17 +383,27 @@ export interface McpClient {
   ) => Effect.Effect<JsonRpc.JsonObject, CallError>
   /** Sends a notification. */
   readonly notify: (method: string, params?: JsonRpc.JsonObject) => Effect.Effect<void, TransportError>
-  /** One page of `tools/list`. */
+  /**
+   * One page of `tools/list`. A tool whose `x-mcp-header` annotations are invalid is left out,
+   * with a warning naming it (MCP 2026-07-28, Streamable HTTP › Custom Headers from Tool
+   * Parameters).
+   */
   readonly listTools: (cursor?: string) => Effect.Effect<typeof McpSchema.ListToolsResult.Type, CallError>
   /** All pages of `tools/list` (at most 1,000 pages). */
   readonly listAllTools: Effect.Effect<ReadonlyArray<McpSchema.Tool>, CallError>
+  /** One page of `resources/list`. */
   readonly listResources: (cursor?: string) => Effect.Effect<typeof McpSchema.ListResourcesResult.Type, CallError>
+  /** All pages of `resources/list` (at most 1,000 pages). */
   readonly listAllResources: Effect.Effect<ReadonlyArray<McpSchema.Resource>, CallError>
+  /** One page of `resources/templates/list`. */
   readonly listResourceTemplates: (
     cursor?: string
   ) => Effect.Effect<typeof McpSchema.ListResourceTemplatesResult.Type, CallError>
+  /** All pages of `resources/templates/list` (at most 1,000 pages). */
   readonly listAllResourceTemplates: Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, CallError>
+  /** One page of `prompts/list`. */
   readonly listPrompts: (cursor?: string) => Effect.Effect<typeof McpSchema.ListPromptsResult.Type, CallError>
+  /** All pages of `prompts/list` (at most 1,000 pages). */
   readonly listAllPrompts: Effect.Effect<ReadonlyArray<McpSchema.Prompt>, CallError>
   /**
    * `tools/call`. A tool's own failure is a result with `isError: true`, not a failed Effect. When

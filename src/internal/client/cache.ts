@@ -1,5 +1,5 @@
 /**
- * The client's result cache (protocol.md §13): `server/discover`, the four lists and
+ * The client's result cache (MCP 2026-07-28, Caching): `server/discover`, the four lists and
  * `resources/read`, fresh for their `ttlMs`, keyed by method + params (one client = one
  * authorization context, so `cacheScope` needs no key of its own). Change notifications drop
  * what they make stale; a request started before a drop never stores its (maybe stale) result.
@@ -117,7 +117,7 @@ export interface Cache {
   readonly clear: Effect.Effect<void>
 }
 
-/** `ttlMs` of a modern result: a non-negative integer, else 0 (protocol.md §13). */
+/** `ttlMs` of a modern result: a non-negative integer, else 0 (MCP 2026-07-28, Caching). */
 export const ttlOf = (result: JsonRpc.JsonObject): number => {
   const ttl = result.ttlMs
   return typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0 ? Math.floor(ttl) : 0

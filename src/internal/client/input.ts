@@ -1,7 +1,8 @@
 /**
- * The client's answers to a server's questions (protocol.md §15, §24.4): the `onElicit`,
- * `onSample` and `onRoots` handlers of `McpClient.Options`, the capabilities they imply, the
- * `inputResponses` of a modern `input_required` round, and legacy server→client requests.
+ * The client's answers to a server's questions (MCP 2026-07-28, Multi Round-Trip Requests;
+ * MCP 2025-11-25, Elicitation, Sampling, Roots): the `onElicit`, `onSample` and `onRoots`
+ * handlers of `McpClient.InputHandlers`, the capabilities they imply, the `inputResponses` of a
+ * modern `input_required` round, and legacy server→client requests.
  * @internal
  */
 import * as Data from "effect/Data"
@@ -9,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Input from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
+import type { InputHandlers, Options } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import type { RequestHandler } from "../../Transport.js"
 
@@ -19,15 +21,8 @@ export const InputMethod = {
   roots: "roots/list"
 } as const
 
-/** The input handlers (documented on `McpClient.InputHandlers`). */
-export interface Handlers {
-  readonly onElicit?: ((params: JsonRpc.JsonObject) => Effect.Effect<Input.ElicitResult, JsonRpc.McpError>) | undefined
-  readonly onSample?:
-    | ((params: JsonRpc.JsonObject) => Effect.Effect<Input.CreateMessageResult, JsonRpc.McpError>)
-    | undefined
-  readonly onRoots?: (() => Effect.Effect<Input.ListRootsResult, JsonRpc.McpError>) | undefined
-  readonly elicitUrl?: boolean | undefined
-}
+/** The input handlers and whether URL-mode elicitation is declared (both declared on `McpClient`). */
+export type Handlers = InputHandlers & Pick<Options, "elicitUrl">
 
 /** Why a question could not be answered. */
 export class InputProblem extends Data.TaggedError("InputProblem")<{

@@ -1,6 +1,7 @@
 /**
- * Pieces the client transports share: answering server→client requests (legacy sessions,
- * protocol.md §24.4) with a per-request handler, a transport-level handler or the default.
+ * Pieces the client transports share: answering server→client requests (legacy sessions: MCP
+ * 2025-11-25, Elicitation, Sampling, Roots, and Basic › Utilities › Ping) with a per-request
+ * handler, a transport-level handler or the default.
  * @internal
  */
 import * as Cause from "effect/Cause"

@@ -1,7 +1,7 @@
 /**
- * Routing of one request's notifications to the caller's hooks (protocol.md §17, §18):
- * `notifications/progress` with the request's token → `onProgress` (strictly increasing values
- * only), `notifications/message` → `onLog`, everything → `onNotification`.
+ * Routing of one request's notifications to the caller's hooks (MCP 2026-07-28, Progress and
+ * Logging): `notifications/progress` with the request's token → `onProgress` (strictly
+ * increasing values only), `notifications/message` → `onLog`, everything → `onNotification`.
  * @internal
  */
 import * as Effect from "effect/Effect"

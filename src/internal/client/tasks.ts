@@ -1,15 +1,15 @@
 /**
- * The Tasks extension, client side (SEP-2663): `client.tasks` and the polling that
+ * The Tasks extension, client side (`io.modelcontextprotocol/tasks`, SEP-2663): `client.tasks` and the polling that
  * `McpClient.callTool` does when a server answers with a task.
  * @internal
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
 import type { CallError } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Task from "../../Task.js"
+import { decoder } from "./decode.js"
 import { ClientError } from "./error.js"
 import * as ClientInput from "./input.js"
 
@@ -17,12 +17,12 @@ const MIN_POLL_MS = 10
 const MAX_POLL_MS = 60_000
 const DEFAULT_POLL_MS = 1000
 
-const decode = <A, I>(schema: Schema.Schema<A, I>, method: string) => (result: JsonRpc.JsonObject) =>
-  Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(result).pipe(
-    Effect.mapError((cause) =>
-      new ClientError({ reason: "InvalidResult", message: `invalid ${method} result: ${cause.message}`, cause })
-    )
-  )
+const decodeDetailedTask = decoder(Task.DetailedTask, Task.Method.get)
+const decodeTaskResult = decoder(McpSchema.CallToolResult, Task.Method.get)
+/** A `tools/call` result that is a task (`resultType: "task"`). */
+export const decodeCreateTaskResult = decoder(Task.CreateTaskResult, McpSchema.Method.toolsCall)
+/** A final `tools/call` result. */
+export const decodeCallToolResult = decoder(McpSchema.CallToolResult, McpSchema.Method.toolsCall)
 
 /** What the task client needs from the client it belongs to. */
 export interface Deps {
@@ -37,8 +37,7 @@ export interface Deps {
 export const isTaskResult = (result: JsonRpc.JsonObject): boolean => result.resultType === "task"
 
 export const make = (deps: Deps): Task.TaskClient => {
-  const get = (taskId: string) =>
-    deps.call(Task.Method.get, { taskId }).pipe(Effect.flatMap(decode(Task.DetailedTask, Task.Method.get)))
+  const get = (taskId: string) => deps.call(Task.Method.get, { taskId }).pipe(Effect.flatMap(decodeDetailedTask))
   const update = (taskId: string, inputResponses: Readonly<Record<string, unknown>>) =>
     Effect.asVoid(deps.call(Task.Method.update, { taskId, inputResponses }))
   const cancel = (taskId: string) => Effect.asVoid(deps.call(Task.Method.cancel, { taskId }))
@@ -50,7 +49,7 @@ export const make = (deps: Deps): Task.TaskClient => {
         const task = yield* get(taskId)
         switch (task.status) {
           case "completed":
-            return yield* decode(McpSchema.CallToolResult, Task.Method.get)(task.result ?? {})
+            return yield* decodeTaskResult(task.result ?? {})
           case "failed": {
             const error = task.error
             return yield* error === undefined
@@ -121,8 +120,8 @@ export const make = (deps: Deps): Task.TaskClient => {
       deps.call(McpSchema.Method.toolsCall, { name, arguments: args ?? {} }).pipe(
         Effect.flatMap((result): Effect.Effect<Task.CreateTaskResult | McpSchema.CallToolResult, ClientError> =>
           isTaskResult(result)
-            ? decode(Task.CreateTaskResult, McpSchema.Method.toolsCall)(result)
-            : decode(McpSchema.CallToolResult, McpSchema.Method.toolsCall)(result)
+            ? decodeCreateTaskResult(result)
+            : decodeCallToolResult(result)
         )
       ),
     get,

@@ -1,0 +1,141 @@
+/**
+ * The state a client's functions share, as explicit records instead of one closure: `Setup`
+ * holds what the options fix before the client has talked to the server (identity, capabilities,
+ * deadlines, input handlers, the request counters); `State` adds what the era detection found and
+ * the resources of a connected client (cache, listen bookkeeping). `connect` builds both;
+ * `call`, `lists`, `listen` and `skills` are plain functions over them.
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as JsonRpc from "../../JsonRpc.js"
+import type { CallError, Info, Options } from "../../McpClient.js"
+import * as McpSchema from "../../McpSchema.js"
+import * as Task from "../../Task.js"
+import type { ClientTransport, RequestHandler } from "../../Transport.js"
+import * as Cache from "./cache.js"
+import * as ClientInput from "./input.js"
+
+/** Default `Options.maxInputRounds`. */
+const DEFAULT_MAX_INPUT_ROUNDS = 10
+
+/**
+ * The request ids and progress tokens of one client (0, 1, …). Mutable on purpose: each is read
+ * and bumped in one synchronous step, inside the Effect that sends, so no `Ref` is needed.
+ */
+export interface Counters {
+  nextId: number
+  nextToken: number
+}
+
+/** What the client knows before it has talked to the server: derived from `Options` once. */
+export interface Setup {
+  readonly transport: ClientTransport
+  readonly options: Options
+  /** The revisions this client speaks, in `McpSchema.ALL_VERSIONS` order (newest first). */
+  readonly allowed: ReadonlyArray<McpSchema.ProtocolVersion>
+  readonly clientInfo: McpSchema.Implementation
+  readonly handlers: ClientInput.Handlers
+  /** The declared capabilities: those the input handlers imply, `Options.capabilities` on top. */
+  readonly capabilities: McpSchema.ClientCapabilities
+  /** Does the client declare the Tasks extension (`Options.tasks` or `Options.capabilities`)? */
+  readonly declaresTasks: boolean
+  /** `Options.requestTimeout`: the deadline of every request (each MRTR round on its own). */
+  readonly timeout: Duration.Duration
+  /** `Options.maxInputRounds`, a non-negative integer. */
+  readonly maxInputRounds: number
+  /** The client's answer to server→client requests: `ping` and the input handlers. */
+  readonly answerServer: RequestHandler
+  readonly counters: Counters
+}
+
+/** A connected client's state: its setup, what the era detection found, its resources. */
+export interface State extends Setup {
+  readonly info: Info
+  readonly isModern: boolean
+  /** The modern `_meta` keys every request carries, built once; `undefined` in the legacy era. */
+  readonly ownModernMeta: JsonRpc.JsonObject | undefined
+  /** The result cache (`Options.cache`), else `undefined`. */
+  readonly cache: Cache.Cache | undefined
+  /** Set by `client.close`: a listen is not re-established after it (the transport is gone). */
+  readonly closed: Ref.Ref<boolean>
+  /** `Options.relisten` (default `DEFAULT_RELISTEN`), stopping once `closed` is set. */
+  readonly relisten: Schedule.Schedule<unknown, CallError>
+  /** Legacy `resources/subscribe` is per session: how many open listens name each URI. */
+  readonly subscribedUris: Ref.Ref<HashMap.HashMap<string, number>>
+  /** Serializes the counting in `subscribedUris` with the (un)subscribe requests it triggers. */
+  readonly uriLock: Effect.Semaphore
+}
+
+/** The revisions among `versions` that are modern (2026-07-28 and later). */
+export const modernVersions = <V extends string>(vs: ReadonlyArray<V>): Array<V> => vs.filter(McpSchema.isModernVersion)
+
+/** The revisions among `versions` that are legacy (2025-11-25, 2025-06-18). */
+export const legacyVersions = <V extends string>(vs: ReadonlyArray<V>): Array<V> =>
+  vs.filter((v) => !McpSchema.isModernVersion(v))
+
+/** Derives the setup from the options (pure: no request is sent). */
+export const makeSetup = (transport: ClientTransport, options: Options): Setup => {
+  const handlers: ClientInput.Handlers = options
+  const declared = options.capabilities ?? {}
+  const capabilities = ClientInput.capabilities(
+    handlers,
+    options.tasks === true
+      ? { ...declared, extensions: { ...declared.extensions, [Task.EXTENSION_ID]: {} } }
+      : declared
+  )
+  return {
+    transport,
+    options,
+    allowed: McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v)),
+    clientInfo: {
+      name: options.name ?? "presa-mcp-client",
+      version: options.version ?? "0.1.0"
+    },
+    handlers,
+    capabilities,
+    declaresTasks: JsonRpc.isObject(capabilities.extensions?.[Task.EXTENSION_ID]),
+    timeout: Duration.decode(options.requestTimeout ?? "60 seconds"),
+    maxInputRounds: Math.max(0, Math.floor(options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS)),
+    answerServer: ClientInput.requestHandler(handlers),
+    counters: { nextId: 0, nextToken: 0 }
+  }
+}
+
+/**
+ * The modern `_meta` of a request at `version`: the protocol version, the client's capabilities
+ * and info, which every request carries (MCP 2026-07-28, Overview › Statelessness).
+ */
+export const modernMeta = (setup: Setup, version: string): JsonRpc.JsonObject => ({
+  [McpSchema.MetaKey.protocolVersion]: version,
+  [McpSchema.MetaKey.clientCapabilities]: setup.capabilities,
+  [McpSchema.MetaKey.clientInfo]: setup.clientInfo
+})
+
+/** The state of a client connected with `info`: its cache and listen bookkeeping. */
+export const makeState = (
+  setup: Setup,
+  info: Info,
+  defaultRelisten: Schedule.Schedule<unknown, CallError>
+): Effect.Effect<State> =>
+  Effect.gen(function*() {
+    const isModern = info.era === "modern"
+    const cache = setup.options.cache === true ? yield* Cache.make : undefined
+    const closed = yield* Ref.make(false)
+    return {
+      ...setup,
+      info,
+      isModern,
+      ownModernMeta: isModern ? modernMeta(setup, info.protocolVersion) : undefined,
+      cache,
+      closed,
+      relisten: (setup.options.relisten ?? defaultRelisten).pipe(
+        Schedule.checkEffect(() => Effect.map(Ref.get(closed), (c) => !c))
+      ),
+      subscribedUris: yield* Ref.make(HashMap.empty<string, number>()),
+      uriLock: yield* Effect.makeSemaphore(1)
+    }
+  })
