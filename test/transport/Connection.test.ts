@@ -150,7 +150,7 @@ describe("connection core: backpressure and bounds (stdio process)", () => {
   it.live(
     "a reader stuck past writeTimeout closes the connection: the serve fails, requests stop, the process exits 1",
     () =>
-      withFixture(["--write-timeout-ms", "1000"], async (fx) => {
+      withFixture(["--write-timeout-ms", "1000", "--max-in-flight", "8"], async (fx) => {
         fx.child.stdout.pause()
         let body = ""
         for (let id = 1; id <= 200; id++) body += call(id, "burst", { bytes: 50_000 })
@@ -241,7 +241,7 @@ describe("connection core: a sink that never takes (in memory)", () => {
         writeTimeout: "200 millis"
       }).pipe(Effect.fork)
       yield* input.offer(encoder.encode(call("w", "wait", {})))
-      for (let id = 1; id <= 400; id++) yield* input.offer(encoder.encode(call(id, "echo", {})))
+      for (let id = 1; id <= 3_000; id++) yield* input.offer(encoder.encode(call(id, "echo", {})))
       const exit = yield* Fiber.await(serving).pipe(
         Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the serve did not end") })
       )

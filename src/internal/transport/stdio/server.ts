@@ -47,6 +47,9 @@ export interface Writable {
   readonly off: (event: string, listener: (...args: Array<unknown>) => void) => unknown
 }
 
+/** Characters of lines joined into one write within a tick before they are written at once. */
+const BATCH_LIMIT = 64 * 1024
+
 /** Lines waiting for the writer; a slow reader of stdout applies backpressure beyond this. */
 const OUTBOX_CAPACITY = 256
 
@@ -87,6 +90,8 @@ export const serve = <E, E2, R, R2>(
     // Handles one frame, in arrival order: returns what is still to run before the next frame is
     // handled, or `undefined` when the frame is handled already (a request started in its fiber).
     const onFrame = (frame: Frame.Frame): Effect.Effect<void> | undefined => {
+      // The peer stopped reading for good: nothing more is started (the serve is ending).
+      if (output.broken()) return undefined
       if (frame._tag === "Oversized") {
         return Effect.zipRight(
           Effect.logWarning(`dropped an incoming line of ${frame.bytes} bytes (limit ${maxLineBytes})`),
@@ -130,6 +135,8 @@ const readFailed = (cause: unknown): TransportError =>
 /** Where the lines go: `write` queues one whole line, in call order. */
 interface Output {
   readonly write: (line: string) => Effect.Effect<void>
+  /** True once writing failed or gave up: nothing more is read. */
+  readonly broken: () => boolean
   /** Fails when writing failed (stdout closed under us); never succeeds before `flush`. */
   readonly failed: Effect.Effect<void, TransportError>
   /** Waits until every line written so far is handed to the OS (or writing failed). */
@@ -168,7 +175,9 @@ const sinkOutput = <E2, R2>(
   Effect.gen(function*() {
     const encoder = new TextEncoder()
     const stuck = yield* Deferred.make<void, TransportError>()
+    let broken = false
     const onStuck = (): void => {
+      broken = true
       Deferred.unsafeDone(stuck, Effect.fail(readerStuck(writeTimeout)))
     }
     const outbox = yield* Mailbox.make<string>(OUTBOX_CAPACITY)
@@ -183,6 +192,7 @@ const sinkOutput = <E2, R2>(
         Effect.suspend(() =>
           outbox.unsafeOffer(line) ? Effect.void : boundedWait(outbox.offer(line), writeTimeout, onStuck)
         ),
+      broken: () => broken || writer.unsafePoll() !== null,
       failed: Effect.raceFirst(Effect.asVoid(Fiber.join(writer)), Deferred.await(stuck)),
       flush: Effect.zipRight(outbox.end, Fiber.join(writer))
     }
@@ -226,20 +236,29 @@ const writableOutput = (writable: Writable, writeTimeout: Duration.Duration) =>
         })
       })
     let batch: Array<string> | undefined
+    let batchChars = 0
     const flushBatch = (): void => {
       const lines = batch
       batch = undefined
+      batchChars = 0
       if (lines !== undefined && lines.length > 0 && !broken) writable.write(lines.join(""))
     }
     const writeNow = (line: string): boolean => {
       if (broken) return true
-      if (batch !== undefined) {
-        batch.push(line)
-        return !writable.writableNeedDrain
+      if (batch === undefined) {
+        batch = []
+        nextTick(flushBatch)
+        return writable.write(line)
       }
+      batch.push(line)
+      batchChars += line.length
+      if (batchChars < BATCH_LIMIT) return !writable.writableNeedDrain
+      // A large batch goes out at once: its write's answer is the backpressure signal, so a tick
+      // never holds more than this much beyond what the stream itself buffers.
+      const lines = batch
       batch = []
-      nextTick(flushBatch)
-      return writable.write(line)
+      batchChars = 0
+      return writable.write(lines.join(""))
     }
     // The reader stopped reading for `writeTimeout`: the connection closes (`failed`).
     const onStuck = (): void => {
@@ -249,6 +268,7 @@ const writableOutput = (writable: Writable, writeTimeout: Duration.Duration) =>
     const output: Output = {
       write: (line) =>
         Effect.suspend(() => writeNow(line) ? Effect.void : boundedWait(waitFor("drain"), writeTimeout, onStuck)),
+      broken: () => broken,
       failed: Deferred.await(failure),
       flush: Effect.suspend(() => {
         flushBatch()
