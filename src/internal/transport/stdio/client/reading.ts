@@ -16,11 +16,10 @@ import { identity } from "effect/Function"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import * as McpSchema from "../../../../McpSchema.js"
-import type { TransportError } from "../../../../Transport.js"
+import type { StdioClientTransport } from "../../../../transport/Stdio.js"
 import * as Frame from "../frame.js"
 import { current, sendOn, unsafeTake } from "./requests.js"
 import { type Client, type Connection, type Pending, STDERR_MAX_LINE_BYTES } from "./state.js"
@@ -176,11 +175,7 @@ export const readStderr = (
 }
 
 /** The transport's `sessionNotifications`: the unrouted notifications of the current process. */
-export const sessionNotifications = (client: Client): Effect.Effect<
-  Stream.Stream<JsonRpc.Notification, TransportError>,
-  TransportError,
-  Scope.Scope
-> =>
+export const sessionNotifications = (client: Client): StdioClientTransport["sessionNotifications"] =>
   Effect.gen(function*() {
     const connection = yield* current(client)
     const subscription = yield* PubSub.subscribe(client.unsolicited)
