@@ -23,14 +23,15 @@ import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Sink from "effect/Sink"
 import type * as Stream from "effect/Stream"
-import type * as client from "../internal/transport/stdio/client.js"
 import * as Frame from "../internal/transport/stdio/frame.js"
 import * as internal from "../internal/transport/stdio/server.js"
+import type * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
-import type { TransportError } from "../Transport.js"
+import type { ClientTransport, RequestHandler, TransportError } from "../Transport.js"
 
 // ---------------------------------------------------------------------------------------------
 // server
@@ -250,77 +251,128 @@ export const layerServer = <E, E2, R, R2>(
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Options of {@link spawn}.
- *
- * - `command`, `args`: the program and its arguments (no shell).
- * - `env`: variables added to this process's environment for the child.
- * - `cwd`: the child's working directory.
- * - `stderr`: `"inherit"` (default: the child writes to our stderr) or a function called with
- *   each line the child writes there (lines over 1 MiB are dropped). stderr is free-form logging,
- *   never an error signal.
- * - `closeTimeout`: `DurationInput`, default 2 seconds: how long {@link StdioClientTransport.close}
- *   waits after closing stdin before SIGTERM, and again after SIGTERM before SIGKILL.
- * - `maxLineBytes`: bytes, default 64 MiB: the longest line read from the server; a longer line
- *   is dropped (logged), so the request it answered fails only when the transport closes.
- * - `onNotification`: receives server notifications that belong to no request in flight
- *   (legacy `notifications/*_list_changed`, `notifications/resources/updated`, log messages when
- *   nothing is in flight). Default: logged at debug level and dropped. They also reach every
- *   open {@link StdioClientTransport.sessionNotifications} subscription.
- * - `onRequest`: answers server→client requests (legacy sessions: `elicitation/create`,
- *   `sampling/createMessage`, `roots/list`, `ping`, …); replaceable later with
- *   `setRequestHandler`. Default: `ping` → `{}`, anything else -32601.
- * - `restart`: a `Schedule` fed with the `TransportError` that ended the process (protocol.md
- *   §19.1: "client SHOULD restart"). Default: none — when the process exits or closes its stdout,
- *   the transport is closed for good. With a schedule, an unexpected exit fails the requests in
- *   flight with `TransportError` `"Closed"` (they are lost, as the spec says), ends the open
- *   `sessionNotifications` streams with that error, and starts the program again after the
- *   schedule's delay; each failed start (spawn failure, refused replay) is fed to the schedule
- *   again, and when the schedule is done the transport is closed for good. Requests and
- *   notifications sent meanwhile wait for the new process. A legacy handshake seen on the first
- *   process (a successful `initialize`, then `notifications/initialized`) is replayed on each new
- *   one before anything else is sent (10 s bound); modern servers need no replay. `close` stops
- *   restarting. E.g. `Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(5)))`.
+ * Options of {@link spawn}. Only `command` is required.
  *
  * @since 0.1.0
  * @category models
  */
-export type SpawnOptions = client.SpawnOptions
+export interface SpawnOptions {
+  /** The program to start, looked up on `PATH` (no shell). Not found → `spawn` fails with `TransportError` `"Spawn"`. */
+  readonly command: string
+  /** The program's arguments, passed as they are (no shell expansion). Default: none. */
+  readonly args?: ReadonlyArray<string> | undefined
+  /** Variables added to this process's environment for the child (they override ones of the same name). Default: none. */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  /**
+   * The child's working directory. Default: this process's. A directory that does not exist →
+   * `spawn` fails with `TransportError` `"Spawn"`.
+   */
+  readonly cwd?: string | undefined
+  /**
+   * Where the child's stderr goes: `"inherit"` (default: it writes to our stderr), or a function
+   * called with each line it writes there, without the line end (lines over 1 MiB are dropped and
+   * logged at debug level; a defect of the function is logged as a warning). stderr is free-form
+   * logging, never an error signal (MCP 2025-11-25, Transports › stdio).
+   */
+  readonly stderr?: "inherit" | ((line: string) => Effect.Effect<void>) | undefined
+  /**
+   * `DurationInput`, default 2 seconds: how long {@link StdioClientTransport.close} waits for the
+   * child to exit after closing its stdin before sending SIGTERM, and again after SIGTERM before
+   * SIGKILL.
+   */
+  readonly closeTimeout?: Duration.DurationInput | undefined
+  /**
+   * Bytes, default 64 MiB: the longest line read from the server, counted without its `\n`. A
+   * longer line is dropped (logged) without being buffered, so the request it answered fails
+   * only when the transport closes or the request's `timeout` passes.
+   */
+  readonly maxLineBytes?: number | undefined
+  /**
+   * Receives the server notifications that belong to no request in flight (legacy
+   * `notifications/*_list_changed`, `notifications/resources/updated`, log messages when nothing
+   * is in flight). Default: logged at debug level and dropped. A defect of the handler is logged
+   * as a warning. These notifications also reach every open
+   * {@link StdioClientTransport.sessionNotifications} subscription.
+   */
+  readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+  /**
+   * Answers server→client requests (legacy sessions: `elicitation/create`,
+   * `sampling/createMessage`, `roots/list`, `ping`, …); replaceable later with
+   * {@link StdioClientTransport.setRequestHandler}. Default: `ping` → `{}`, anything else -32601.
+   */
+  readonly onRequest?: RequestHandler | undefined
+  /**
+   * Restarts the server after a crash (MCP 2026-07-28, Transports › stdio: the client SHOULD
+   * restart it): a `Schedule` fed with the `TransportError` that ended the process. Default: none
+   * — when the process exits or closes its stdout, the transport is closed for good.
+   *
+   * With a schedule, an unexpected exit fails the requests in flight with `TransportError`
+   * `"Closed"` (they are lost, as the spec says), ends the open `sessionNotifications` streams
+   * with that error, and starts the program again after the schedule's delay; each failed start
+   * (spawn failure, refused replay) is fed to the schedule again, and when the schedule is done
+   * the transport is closed for good. Requests and notifications sent meanwhile wait for the new
+   * process. A legacy handshake seen on the first process (a successful `initialize`, then
+   * `notifications/initialized`) is replayed on each new one before anything else is sent (10 s
+   * bound); modern servers need no replay. `close` stops restarting. E.g.
+   * `Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(5)))`.
+   */
+  readonly restart?: Schedule.Schedule<unknown, TransportError> | undefined
+}
 
 /**
- * A `ClientTransport` over a child process, plus the current child's `pid` (it changes when
- * `SpawnOptions.restart` starts a new process).
- *
- * - `request(message, {onNotification})`: writes the request and awaits the response with the
- *   same id (compared by exact JSON type). A JSON-RPC error response is a value, not a failure.
- *   Interrupting it forgets the request and sends `notifications/cancelled {requestId}` (never for
- *   `initialize`); a late response is dropped. Notifications are routed to `onNotification`
- *   while the request is in flight: `notifications/progress` by `params.progressToken` (when the
- *   request set `params._meta.progressToken`), listen-stream notifications by
- *   `_meta["io.modelcontextprotocol/subscriptionId"]`, `notifications/cancelled` by `requestId`,
- *   and `notifications/message` to every request in flight (stdio gives log messages no
- *   correlation field). Fails with `TransportError` `"Closed"` when the process exits, its stdout
- *   ends or the transport is closed, and `"Protocol"` when the id is already in flight.
- * - `notify(message)`: writes a notification; `TransportError` `"Closed"` once closed.
- * - `close`: closes the child's stdin, waits `closeTimeout` for it to exit, then SIGTERM, then
- *   SIGKILL (to its process group); then fails what is still pending with `"Closed"`. Idempotent;
- *   it also runs when the Scope closes.
- *
- * - `setRequestHandler(handler)`: the handler of server→client requests (see
- *   `SpawnOptions.onRequest`). Each server request is answered in its own fiber (the reader goes
- *   on meanwhile) and the response is written as one line; the server's `notifications/cancelled`
- *   for its request interrupts the handler (nothing is written then). stdio has no per-request
- *   channel, so a request's own `onRequest` option is not used.
- * - `sessionNotifications`: a subscription to the notifications that belong to no request in
- *   flight (the legacy session's list changes and resource updates) of the current process; the
- *   stream fails with `TransportError` `"Closed"` when that process is gone (exit, stdout closed,
- *   transport closed). Subscribing while a restart is under way waits for the new process.
- *
- * Lines that are not JSON, and responses to unknown ids, are logged and skipped, never fatal.
+ * A `ClientTransport` over a child process, plus the current child's `pid`. Lines from the
+ * server that are not JSON, and responses to unknown ids, are logged and skipped, never fatal.
  *
  * @since 0.1.0
  * @category models
  */
-export type StdioClientTransport = client.StdioClientTransport
+export interface StdioClientTransport extends ClientTransport {
+  /**
+   * Writes the request and awaits the response with the same id (compared by exact JSON type). A
+   * JSON-RPC error response is a value, not a failure. Interrupting it (or its `timeout` passing)
+   * forgets the request and sends `notifications/cancelled {requestId}` (never for `initialize`);
+   * a late response is dropped. Notifications are routed to `options.onNotification` while the
+   * request is in flight: `notifications/progress` by `params.progressToken` (when the request set
+   * `params._meta.progressToken`), listen-stream notifications by
+   * `_meta["io.modelcontextprotocol/subscriptionId"]`, `notifications/cancelled` by `requestId`,
+   * and `notifications/message` to every request in flight (stdio gives log messages no
+   * correlation field). `options.onRequest` is not used: stdio has no per-request channel.
+   *
+   * Fails with `TransportError`: `"Closed"` when the process exits, its stdout ends or the
+   * transport is closed; `"Protocol"` when the id is already in flight; `"Timeout"` past
+   * `options.timeout`.
+   */
+  readonly request: ClientTransport["request"]
+  /** Writes a notification. Fails with `TransportError` `"Closed"` once the process is gone or the transport is closed. */
+  readonly notify: ClientTransport["notify"]
+  /**
+   * Closes the child's stdin, waits `closeTimeout` for it to exit, then SIGTERM, then SIGKILL (to
+   * its process group); then fails what is still pending with `TransportError` `"Closed"`
+   * (MCP 2025-11-25, Lifecycle › Shutdown). Idempotent; it also runs when the Scope closes.
+   */
+  readonly close: ClientTransport["close"]
+  /** The process id of the current child; it changes when `SpawnOptions.restart` starts a new process. */
+  readonly pid: number
+  /**
+   * Installs the handler of server→client requests (see `SpawnOptions.onRequest`); `undefined`
+   * restores the default. Each server request is answered in its own fiber (the reader goes on
+   * meanwhile) and the response is written as one line; the server's `notifications/cancelled`
+   * for its request interrupts the handler (nothing is written then).
+   */
+  readonly setRequestHandler: (handler: RequestHandler | undefined) => Effect.Effect<void>
+  /**
+   * A subscription to the notifications that belong to no request in flight (the legacy
+   * session's list changes and resource updates) of the current process. The stream fails with
+   * `TransportError` `"Closed"` when that process is gone (exit, stdout closed, transport
+   * closed). Subscribing while a restart is under way waits for the new process; subscribing
+   * after `close` fails with `"Closed"`.
+   */
+  readonly sessionNotifications: Effect.Effect<
+    Stream.Stream<JsonRpc.Notification, TransportError>,
+    TransportError,
+    Scope.Scope
+  >
+}
 
 // The spawning half (the client, and `node:child_process`) is loaded on the first `spawn`, so that
 // a server process serving `run` does not load it.

@@ -355,44 +355,64 @@ export const layerServer = (
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Client options.
- *
- * - `url`: the MCP endpoint;
- * - `headers`: extra headers on every POST/DELETE (e.g. `Authorization`), or an Effect producing
- *   them, run per message (token refresh). Protocol headers take precedence;
- * - `headerParamsFor`: the `inputSchema` of a tool by name, for `Mcp-Param-*` headers of modern
- *   `tools/call` (protocol.md §19.5). Without it (or when it returns `undefined`) the transport
- *   uses the schemas it saw in `tools/list` responses passing through it. Only `string`,
- *   `integer` and `boolean` properties with a token-valid `x-mcp-header` name are sent; absent or
- *   `null` values are omitted; non-ASCII strings use `=?base64?…?=`;
- * - `maxMessageBytes`: limit of a JSON response body in bytes, and of one SSE event in UTF-16
- *   code units; default 16 MiB;
- * - `closeTimeout`: deadline of the best-effort DELETE on close and of a legacy
- *   `notifications/cancelled`; default 5 seconds.
+ * Client options. Only `url` is required.
  *
  * @since 0.1.0
  * @category models
  */
 export interface ClientOptions {
+  /**
+   * The MCP endpoint (e.g. `http://127.0.0.1:3000/mcp`). Every message is POSTed there; the
+   * legacy standalone stream is a GET and the end of a legacy session a DELETE of it. A network
+   * failure fails the request, notification or GET with `TransportError` `"Http"`.
+   */
   readonly url: string | URL
+  /**
+   * Extra headers on every request (POST, the standalone GET, DELETE), e.g. `Authorization`, or
+   * an Effect producing them, run per request (token refresh). The protocol's own headers
+   * (`Accept`, `MCP-Protocol-Version`, `Mcp-Session-Id`, `Mcp-Method`, `Mcp-Name`,
+   * `Mcp-Param-*`) take precedence over these. Default: none.
+   */
   readonly headers?:
     | Readonly<Record<string, string>>
     | Effect.Effect<Readonly<Record<string, string>>>
     | undefined
+  /**
+   * The `inputSchema` of a tool by name, for the `Mcp-Param-*` headers of a modern `tools/call`
+   * (MCP 2026-07-28, Transports › Streamable HTTP; SEP-2243 `x-mcp-header`). Default, and when it
+   * returns `undefined`: the schemas seen in the `tools/list` responses that passed through this
+   * transport. Only `string`, `integer` and `boolean` properties whose `x-mcp-header` name is an
+   * RFC 9110 token are sent; absent or `null` values are omitted; values that are not plain
+   * visible ASCII are sent as `=?base64?…?=`. Never fails: a tool without a known schema gets no
+   * `Mcp-Param-*` headers.
+   */
   readonly headerParamsFor?: ((toolName: string) => JsonRpc.JsonObject | undefined) | undefined
+  /**
+   * The largest message accepted from the server: bytes of a JSON response body, UTF-16 code
+   * units of one SSE event; default 16 MiB (16 777 216). A larger JSON body or SSE event on a
+   * request's response fails that request with `TransportError` `"Protocol"`; on the standalone
+   * GET stream it ends the `sessionNotifications` streams with that error.
+   */
   readonly maxMessageBytes?: number | undefined
+  /**
+   * `DurationInput`, default 5 seconds: the deadline of the best-effort DELETE of the legacy
+   * session on close, of a legacy `notifications/cancelled` sent for an interrupted request, and
+   * of reading away a response body that is not needed. Past it the step is given up, never
+   * failed.
+   */
   readonly closeTimeout?: Duration.DurationInput | undefined
 }
 
 /**
- * Options of {@link client}: {@link ClientOptions} plus `fetch` (a `fetch` implementation, default
- * `globalThis.fetch`) and `requestInit` (extra `RequestInit` fields for every request).
+ * Options of {@link client}: {@link ClientOptions} plus what `fetch` needs.
  *
  * @since 0.1.0
  * @category models
  */
 export interface FetchClientOptions extends ClientOptions {
+  /** The `fetch` implementation; default `globalThis.fetch`. */
   readonly fetch?: typeof globalThis.fetch | undefined
+  /** Extra `RequestInit` fields for every request (e.g. `credentials`, `keepalive`); default none. */
   readonly requestInit?: globalThis.RequestInit | undefined
 }
 
@@ -414,17 +434,18 @@ export interface FetchClientOptions extends ClientOptions {
  *
  * Responses: `application/json` → the JSON-RPC response; `text/event-stream` → parsed with
  * `@effect/experimental/Sse`, notifications go to `onNotification`, the response with this id (or
- * an id-less error) ends it. An error body on any status is the answer (EC-28: `id` null, absent
- * or foreign ⇒ given this request's id). Fails with `TransportError`: `Http` (network failure,
- * non-2xx without a JSON-RPC error body; `status` set), `Protocol` (2xx without a response, SSE
- * ended early, oversized message), `Closed` (after `close`).
+ * an id-less error) ends it. An error body on any status is the answer (its `id` null, absent
+ * or another one ⇒ given this request's id; MCP 2025-11-25, Basic › Overview › Responses).
+ * Fails with `TransportError`: `Http` (network failure, non-2xx without a JSON-RPC error body;
+ * `status` set), `Protocol` (2xx without a response, SSE ended early, oversized message),
+ * `Closed` (after `close`).
  *
- * Server→client requests (legacy sessions, protocol.md §24.4) on a request's SSE stream are
- * answered by that request's `onRequest`, else by the handler installed with
- * `setRequestHandler`, else the default (`ping` → `{}`, anything else -32601), each in its own
- * fiber (the stream is read on meanwhile); the JSON-RPC response is POSTed with the session's
- * `Mcp-Session-Id` and `MCP-Protocol-Version`. The server's `notifications/cancelled` for its
- * request interrupts the answer.
+ * Server→client requests (legacy sessions: `sampling/createMessage`, `elicitation/create`,
+ * `roots/list`, `ping`) on a request's SSE stream are answered by that request's `onRequest`,
+ * else by the handler installed with `setRequestHandler`, else the default (`ping` → `{}`,
+ * anything else -32601), each in its own fiber (the stream is read on meanwhile); the JSON-RPC
+ * response is POSTed with the session's `Mcp-Session-Id` and `MCP-Protocol-Version`. The
+ * server's `notifications/cancelled` for its request interrupts the answer.
  *
  * `sessionNotifications` (legacy): opens the session's standalone stream (GET with
  * `Accept: text/event-stream` and the session headers) and yields its notifications; requests on
@@ -434,7 +455,8 @@ export interface FetchClientOptions extends ClientOptions {
  * when the server does not offer the stream. When the server ends the stream, subscribers' streams
  * end; there is no automatic reconnection or `Last-Event-ID` resumption.
  *
- * `notify`: any 2xx is accepted without reading the body (EC-14); a refusal is logged, not
+ * `notify`: any 2xx is accepted without reading the body (MCP 2025-11-25, Transports ›
+ * Streamable HTTP › Sending Messages to the Server, answers `202`); a refusal is logged, not
  * failed. `close` (also run when the `Scope` closes): DELETE of the legacy session, best effort.
  *
  * @since 0.1.0

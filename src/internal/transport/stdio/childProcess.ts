@@ -1,11 +1,14 @@
 /**
  * A child process with piped stdin/stdout (and optionally stderr), as the stdio client needs it:
  * started in its own process group, its pipes handed to the caller as they are, its exit as an
- * Effect, and signals sent to the whole group. The caller reads and writes the pipes from their
- * callbacks, with no Stream or Sink steps per message (measured with `bench/hot.ts stdio`).
+ * Effect, signals sent to the whole group, and lines written to its stdin one write per tick. The
+ * caller reads and writes the pipes from their callbacks, with no Stream or Sink steps per message
+ * (measured with `bench/hot.ts stdio`, see bench/README.md).
  *
- * Node-free: `transport/Stdio` passes Node's `child_process.spawn` in; the types below are the
- * parts of Node's `ChildProcess` and its streams that are used.
+ * The Node-specific part of the stdio client: the only module of it that uses Node's `process`
+ * (environment, platform, `kill`, `nextTick`). `node:child_process` itself is not imported here:
+ * `transport/Stdio` passes its `spawn` in; the types below are the parts of Node's `ChildProcess`
+ * and its streams that are used.
  *
  * @internal
  */
@@ -148,3 +151,53 @@ export const spawn = (spawnProcess: SpawnProcess, spec: Spec): Effect.Effect<Chi
     }),
     (child) => child.hasExited() ? Effect.void : child.kill("SIGKILL")
   )
+
+/**
+ * Lines for a child's stdin. Unbounded: callers are bounded by awaiting their replies, and a
+ * cancel notification sent by an interrupted caller must never wait.
+ */
+export interface LineWriter {
+  /**
+   * Writes one line (`JSON + "\n"`). The first line of a tick is written at once (no added
+   * latency when sequential); lines sent later in the same tick join one write on the next tick.
+   * `false` once the writer is stopped or ended.
+   */
+  readonly send: (line: string) => boolean
+  /** Writes what waits, then closes stdin; later lines are refused. */
+  readonly end: () => void
+  /** Refuses every later line and drops what waits (the process is gone or its stdin failed). */
+  readonly stop: () => void
+}
+
+/** A {@link LineWriter} over `stdin`. */
+export const lineWriter = (stdin: PipeIn): LineWriter => {
+  let writable = true
+  let batch: Array<string> | undefined
+  const flushBatch = (): void => {
+    const lines = batch
+    batch = undefined
+    if (lines !== undefined && lines.length > 0 && writable) stdin.write(lines.join(""))
+  }
+  return {
+    send: (line) => {
+      if (!writable) return false
+      if (batch !== undefined) {
+        batch.push(line)
+        return true
+      }
+      batch = []
+      process.nextTick(flushBatch)
+      stdin.write(line)
+      return true
+    },
+    end: () => {
+      if (!writable) return
+      flushBatch()
+      writable = false
+      stdin.end()
+    },
+    stop: () => {
+      writable = false
+    }
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The Streamable HTTP client's request headers, by era. Modern (MCP 2026-07-28, Transports ›
+ * Streamable HTTP; SEP-2243): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
+ * `Mcp-Param-*` headers of `x-mcp-header` annotations. Legacy (MCP 2025-11-25, Transports ›
+ * Streamable HTTP › Session Management and Protocol Version Header): `Mcp-Session-Id` and
+ * `MCP-Protocol-Version` after `initialize`.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as JsonRpc from "../../../../JsonRpc.js"
+import * as McpSchema from "../../../../McpSchema.js"
+import * as H from "../../../server/headerAgreement.js"
+import type { Client, State } from "./state.js"
+
+/** An RFC 9110 `token`: the characters a header name may have. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/** The protocol version a modern message names in `_meta`; `undefined` for a legacy one. */
+export const modernVersionOf = (message: JsonRpc.Request | JsonRpc.Notification): string | undefined => {
+  const meta = message.params?._meta
+  if (!JsonRpc.isObject(meta)) return undefined
+  const v = meta[McpSchema.MetaKey.protocolVersion]
+  return typeof v === "string" ? v : undefined
+}
+
+const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
+  let cur = args
+  for (const k of path) {
+    if (!JsonRpc.isObject(cur)) return undefined
+    cur = cur[k]
+  }
+  return cur
+}
+
+/** `Mcp-Param-*` headers for a `tools/call`: only valid annotations, values present. */
+export const paramHeaders = (
+  params: JsonRpc.JsonObject | undefined,
+  inputSchema: JsonRpc.JsonObject
+): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const p of H.headerParams(inputSchema)) {
+    if (!TOKEN.test(p.header)) continue
+    const value = valueAt(params?.arguments, p.path)
+    const encoded = p.type === "string" && typeof value === "string"
+      ? H.encodeHeaderValue(value)
+      : p.type === "integer" && typeof value === "number" && Number.isSafeInteger(value)
+      ? String(value)
+      : p.type === "boolean" && typeof value === "boolean"
+      ? String(value)
+      : undefined
+    if (encoded !== undefined) out[H.Header.paramPrefix + p.header] = encoded
+  }
+  return out
+}
+
+/** Legacy session headers (for answers to server requests, the GET stream and the DELETE). */
+export const sessionHeaders = (st: State): Record<string, string> => ({
+  ...(st.sessionId === undefined ? {} : { [H.Header.sessionId]: st.sessionId }),
+  ...(st.protocolVersion === undefined ? {} : { [H.Header.protocolVersion]: st.protocolVersion })
+})
+
+/** The protocol headers of one POSTed request or notification. */
+export const protocolHeaders = (
+  client: Client,
+  message: JsonRpc.Request | JsonRpc.Notification,
+  st: State
+): Effect.Effect<Record<string, string>> =>
+  Effect.gen(function*() {
+    const version = modernVersionOf(message)
+    if (version !== undefined) {
+      const out: Record<string, string> = {
+        [H.Header.protocolVersion]: version,
+        [H.Header.method]: message.method
+      }
+      const name = H.nameOf(message.method, message.params)
+      if (name !== undefined) out[H.Header.name] = H.encodeHeaderValue(name)
+      if (message.method === McpSchema.Method.toolsCall && name !== undefined) {
+        const schema = client.options.headerParamsFor?.(name) ??
+          Option.getOrUndefined(HashMap.get(yield* Ref.get(client.schemas), name))
+        if (schema !== undefined) Object.assign(out, paramHeaders(message.params, schema))
+      }
+      return out
+    }
+    if (message.method === McpSchema.Method.initialize) return {}
+    if (st.sessionId !== undefined || st.protocolVersion !== undefined) return sessionHeaders(st)
+    if (!("id" in message) && st.modernVersion !== undefined) {
+      return { [H.Header.protocolVersion]: st.modernVersion, [H.Header.method]: message.method }
+    }
+    return {}
+  })

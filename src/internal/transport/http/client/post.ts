@@ -1,0 +1,198 @@
+/**
+ * One POSTed message and its response (MCP 2025-11-25 and 2026-07-28, Transports › Streamable
+ * HTTP › Sending Messages to the Server): a request's answer is `application/json` or a
+ * `text/event-stream` that carries notifications (and, legacy, server→client requests) before
+ * the response; an error body answers on any status, whatever its `id` (null, absent or another
+ * one: MCP 2025-11-25, Basic › Overview › Responses); a `401`/`403` with a Bearer challenge is
+ * `"Unauthorized"` (MCP 2025-11-25, Authorization); a `404` to a request that carried a session
+ * id is a lost session (`session` recovers it). Also `notify`, and what a response teaches the
+ * transport (session, negotiated version, tool schemas).
+ *
+ * @internal
+ */
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../../../JsonRpc.js"
+import * as McpSchema from "../../../../McpSchema.js"
+import { type RequestOptions, TransportError } from "../../../../Transport.js"
+import * as H from "../../../server/headerAgreement.js"
+import * as Http from "../wire.js"
+import { modernVersionOf, protocolHeaders } from "./headers.js"
+import { answerServer, serverCancelled } from "./serverRequests.js"
+import { sseEvents } from "./sse.js"
+import { type Client, closedError, drain, post, type State, transportError } from "./state.js"
+
+/** What one POST of a request brought back. */
+export type Outcome =
+  | { readonly _tag: "Response"; readonly response: JsonRpc.Response; readonly sessionId: string | undefined }
+  | { readonly _tag: "SessionGone" }
+
+/** The auth-params of a `WWW-Authenticate: Bearer k="v", …` challenge (RFC 6750 §3). */
+const bearerParams = (header: string): Readonly<Record<string, string | undefined>> => {
+  const out: Record<string, string> = {}
+  for (const m of header.matchAll(/([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
+    const key = m[1]
+    if (key !== undefined) out[key] = (m[2] ?? m[3] ?? "").replace(/\\(.)/g, "$1")
+  }
+  return out
+}
+
+/** A response body's error reply is this request's answer, whatever its `id` (null, absent or foreign). */
+const attribute = (response: JsonRpc.Response, id: JsonRpc.RequestId): JsonRpc.Response =>
+  JsonRpc.isErrorResponse(response) ? { jsonrpc: "2.0", id, error: response.error } : response
+
+/** A request's SSE response: its notifications go to `onNotification`, it ends with the response. */
+const readSse = (
+  client: Client,
+  response: HttpClientResponse.HttpClientResponse,
+  id: JsonRpc.RequestId,
+  requestOptions: RequestOptions | undefined
+): Effect.Effect<JsonRpc.Response, TransportError> =>
+  sseEvents(Stream.mapError(response.stream, transportError(client, "reading the SSE stream of")), client.maxBytes)
+    .pipe(
+      Stream.mapEffect((event): Effect.Effect<Option.Option<JsonRpc.Response>> => {
+        if (event.data.trim() === "") return Effect.succeedNone
+        const c = JsonRpc.parse(event.data)
+        switch (c._tag) {
+          case "Notification": {
+            const deliver = requestOptions?.onNotification
+            return Effect.zipRight(
+              serverCancelled(client, c.message),
+              deliver === undefined ? Effect.void : deliver(c.message)
+            ).pipe(Effect.as(Option.none()))
+          }
+          case "Response": {
+            const r = c.message
+            if (r.id === id || (JsonRpc.isErrorResponse(r) && r.id === undefined)) {
+              return Effect.succeed(Option.some(attribute(r, id)))
+            }
+            return Effect.as(Effect.logDebug(`Streamable HTTP: ignoring a response for id ${r.id}`), Option.none())
+          }
+          case "Request":
+            return Effect.as(answerServer(client, c.message, requestOptions?.onRequest), Option.none())
+          case "Invalid":
+            return Effect.as(Effect.logWarning("Streamable HTTP: ignoring an invalid SSE message"), Option.none())
+        }
+      }),
+      Stream.filterMap((o) => o),
+      Stream.runHead,
+      Effect.flatMap(Option.match({
+        onNone: () =>
+          Effect.fail(
+            new TransportError({ reason: "Protocol", message: "the SSE stream ended before the response" })
+          ),
+        onSome: Effect.succeed
+      }))
+    )
+
+/** `TransportError` `"Unauthorized"` for a `WWW-Authenticate: Bearer` challenge. */
+const unauthorized = (status: number, method: string, authenticate: string): TransportError => {
+  const params = bearerParams(authenticate)
+  return new TransportError({
+    reason: "Unauthorized",
+    status,
+    message: `HTTP ${status} for ${method}: ${params.error ?? "a bearer token is required"}`,
+    challenge: {
+      resourceMetadata: params.resource_metadata,
+      scopes: params.scope === undefined ? [] : params.scope.split(" ").filter((s) => s.length > 0),
+      error: params.error
+    }
+  })
+}
+
+/** One POST of a request; classifies what came back. */
+export const send = (
+  client: Client,
+  message: JsonRpc.Request,
+  st: State,
+  requestOptions: RequestOptions | undefined
+): Effect.Effect<Outcome, TransportError> =>
+  Effect.gen(function*() {
+    const extra = yield* protocolHeaders(client, message, st)
+    const sentSession = extra[H.Header.sessionId] !== undefined
+    const response = yield* post(client, message, extra)
+    const status = response.status
+    const ok = status >= 200 && status < 300
+    const sessionId = response.headers[H.Header.sessionId.toLowerCase()]
+    if (ok && Http.mediaTypeOf(response.headers["content-type"]) === Http.SSE_TYPE) {
+      return {
+        _tag: "Response",
+        response: yield* readSse(client, response, message.id, requestOptions),
+        sessionId
+      } as const
+    }
+    const bytes = yield* Http.readBounded(
+      Stream.mapError(response.stream, transportError(client, "reading the response of")),
+      client.maxBytes
+    ).pipe(
+      Effect.catchTag("BodyTooLarge", (e) =>
+        Effect.fail(
+          new TransportError({ reason: "Protocol", status, message: `response larger than ${e.limitBytes} bytes` })
+        ))
+    )
+    const text = Option.getOrElse(Http.decodeUtf8(bytes), () => "")
+    const authenticate = response.headers["www-authenticate"]
+    if ((status === 401 || status === 403) && authenticate !== undefined && /^\s*Bearer\b/i.test(authenticate)) {
+      return yield* unauthorized(status, message.method, authenticate)
+    }
+    const parsed = text.trim() === "" ? undefined : JsonRpc.parse(text)
+    const reply = parsed?._tag === "Response" ? parsed.message : undefined
+    const ownError = reply !== undefined && JsonRpc.isErrorResponse(reply) && reply.id === message.id
+    if (status === 404 && sentSession && !ownError) return { _tag: "SessionGone" } as const
+    if (reply !== undefined && (JsonRpc.isErrorResponse(reply) || reply.id === message.id)) {
+      return { _tag: "Response", response: attribute(reply, message.id), sessionId } as const
+    }
+    return yield* new TransportError({
+      reason: ok ? "Protocol" : "Http",
+      status,
+      message: ok
+        ? `HTTP ${status} without a JSON-RPC response to ${message.method}`
+        : `HTTP ${status} for ${message.method}${text === "" ? "" : `: ${text.slice(0, 200)}`}`
+    })
+  })
+
+/** Bookkeeping after a response: legacy session, learned tool schemas, modern version. */
+export const observe = (client: Client, message: JsonRpc.Request, outcome: Outcome): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    if (outcome._tag !== "Response" || JsonRpc.isErrorResponse(outcome.response)) return
+    const result = outcome.response.result
+    const version = modernVersionOf(message)
+    if (version !== undefined) yield* Ref.update(client.state, (s) => ({ ...s, modernVersion: version }))
+    if (message.method === McpSchema.Method.initialize && version === undefined) {
+      const negotiated = typeof result.protocolVersion === "string" ? result.protocolVersion : undefined
+      yield* Ref.update(client.state, (s) => ({
+        ...s,
+        sessionId: outcome.sessionId,
+        protocolVersion: negotiated,
+        init: message
+      }))
+    }
+    if (message.method === McpSchema.Method.toolsList) {
+      const tools: ReadonlyArray<unknown> = Array.isArray(result.tools) ? result.tools : []
+      yield* Ref.update(client.schemas, (m) => {
+        let next = m
+        for (const t of tools) {
+          if (JsonRpc.isObject(t) && typeof t.name === "string" && JsonRpc.isObject(t.inputSchema)) {
+            next = HashMap.set(next, t.name, t.inputSchema)
+          }
+        }
+        return next
+      })
+    }
+  })
+
+/** The transport's `notify`: any 2xx is accepted without reading the body; a refusal is logged. */
+export const notify = (client: Client, message: JsonRpc.Notification): Effect.Effect<void, TransportError> =>
+  Effect.gen(function*() {
+    const st = yield* Ref.get(client.state)
+    if (st.closed) return yield* closedError()
+    const response = yield* post(client, message, yield* protocolHeaders(client, message, st))
+    yield* drain(client, response)
+    if (response.status < 200 || response.status >= 300) {
+      yield* Effect.logWarning(`Streamable HTTP: the server refused ${message.method} with HTTP ${response.status}`)
+    }
+  })

@@ -1,0 +1,137 @@
+/**
+ * The legacy standalone GET stream (MCP 2025-11-25, Transports › Streamable HTTP › Listening for
+ * Messages from the Server) behind `sessionNotifications`: one GET serves every subscriber, as
+ * each message goes to one stream only; it is closed when the last subscriber leaves. A `404` for
+ * the session re-initializes first. There is no reconnection or `Last-Event-ID` resumption.
+ *
+ * @internal
+ */
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Take from "effect/Take"
+import * as JsonRpc from "../../../../JsonRpc.js"
+import { type ClientTransport, TransportError } from "../../../../Transport.js"
+import * as Http from "../wire.js"
+import { sessionHeaders } from "./headers.js"
+import { answerServer, serverCancelled } from "./serverRequests.js"
+import { recover } from "./session.js"
+import { sseEvents } from "./sse.js"
+import { type Client, closedError, drain, type Hub, transportError, userHeaders } from "./state.js"
+
+const openHub = (client: Client): Effect.Effect<Hub, TransportError> =>
+  Effect.gen(function*() {
+    const st = yield* Ref.get(client.state)
+    if (st.closed) return yield* closedError()
+    if (st.sessionId === undefined && st.protocolVersion === undefined) {
+      return yield* new TransportError({
+        reason: "Protocol",
+        message: "the standalone SSE stream needs a legacy session (initialize first)"
+      })
+    }
+    const scope = yield* Scope.make()
+    const response = yield* client.http.execute(
+      HttpClientRequest.get(client.url).pipe(
+        HttpClientRequest.setHeaders({ ...(yield* userHeaders(client)), ...sessionHeaders(st), accept: Http.SSE_TYPE })
+      )
+    ).pipe(
+      Effect.mapError(transportError(client, "GET")),
+      Effect.onError(() => Scope.close(scope, Exit.void))
+    )
+    const ok = response.status >= 200 && response.status < 300
+    if (!ok || Http.mediaTypeOf(response.headers["content-type"]) !== Http.SSE_TYPE) {
+      yield* drain(client, response)
+      yield* Scope.close(scope, Exit.void)
+      return yield* new TransportError({
+        reason: ok ? "Protocol" : "Http",
+        status: response.status,
+        message: ok
+          ? "the standalone GET did not answer with text/event-stream"
+          : `HTTP ${response.status} for the standalone GET (the server may not offer it)`
+      })
+    }
+    return {
+      pubsub: yield* PubSub.unbounded<Take.Take<JsonRpc.Notification, TransportError>>(),
+      scope,
+      response,
+      users: yield* Ref.make(0),
+      done: yield* Ref.make(false)
+    }
+  })
+
+/** The GET stream; a 404 for our session (it expired, the server restarted) re-initializes first. */
+const openHubRecovering = (client: Client): Effect.Effect<Hub, TransportError> =>
+  Effect.gen(function*() {
+    const stale = (yield* Ref.get(client.state)).sessionId
+    return yield* openHub(client).pipe(
+      Effect.catchIf(
+        (e) => e.status === 404 && stale !== undefined,
+        () => Effect.zipRight(recover(client, stale ?? ""), openHub(client))
+      )
+    )
+  })
+
+/** Reads the GET stream into the hub's PubSub until it ends, then marks the hub done. */
+const runHub = (client: Client, h: Hub): Effect.Effect<void> =>
+  sseEvents(
+    Stream.mapError(h.response.stream, transportError(client, "reading the standalone SSE stream of")),
+    client.maxBytes
+  ).pipe(
+    Stream.runForEach((event): Effect.Effect<void> => {
+      if (event.data.trim() === "") return Effect.void
+      const c = JsonRpc.parse(event.data)
+      switch (c._tag) {
+        case "Notification":
+          return Effect.zipRight(serverCancelled(client, c.message), PubSub.publish(h.pubsub, Take.of(c.message)))
+        case "Request":
+          return answerServer(client, c.message, undefined)
+        case "Response":
+          return Effect.logDebug("Streamable HTTP: ignoring a response on the standalone stream")
+        case "Invalid":
+          return Effect.logWarning("Streamable HTTP: ignoring an invalid message on the standalone stream")
+      }
+    }),
+    Effect.exit,
+    Effect.flatMap((exit) =>
+      Effect.zipRight(
+        Ref.set(h.done, true),
+        PubSub.publish(h.pubsub, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))
+      )
+    ),
+    Effect.asVoid
+  )
+
+const release = (client: Client, h: Hub): Effect.Effect<void> =>
+  client.hubLock.withPermits(1)(Effect.gen(function*() {
+    const left = yield* Ref.updateAndGet(h.users, (n) => n - 1)
+    if (left > 0) return
+    yield* Ref.update(client.hub, (current) => Option.isSome(current) && current.value === h ? Option.none() : current)
+    yield* Scope.close(h.scope, Exit.void)
+  }))
+
+/** The transport's `sessionNotifications`: a subscription to the shared GET stream. */
+export const sessionNotifications = (client: Client): NonNullable<ClientTransport["sessionNotifications"]> =>
+  Effect.gen(function*() {
+    const { subscription } = yield* Effect.acquireRelease(
+      client.hubLock.withPermits(1)(Effect.gen(function*() {
+        const current = yield* Ref.get(client.hub)
+        const reusable = Option.isSome(current) && !(yield* Ref.get(current.value.done))
+        const h = reusable && Option.isSome(current) ? current.value : yield* openHubRecovering(client)
+        yield* Ref.update(h.users, (n) => n + 1)
+        const subscription = yield* PubSub.subscribe(h.pubsub)
+        if (!reusable) {
+          yield* Ref.set(client.hub, Option.some(h))
+          // forked from an uninterruptible region: make the reader interruptible again
+          yield* Effect.forkIn(Effect.interruptible(runHub(client, h)), h.scope)
+        }
+        return { h, subscription }
+      })),
+      ({ h }) => release(client, h)
+    )
+    return Stream.fromQueue(subscription).pipe(Stream.flattenTake)
+  })

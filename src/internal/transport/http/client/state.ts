@@ -1,0 +1,147 @@
+/**
+ * The Streamable HTTP client's state record: what `make` sets up once, passed explicitly to the
+ * plain functions of the other parts (`headers`, `post`, `serverRequests`, `session`,
+ * `standalone`), and the raw HTTP steps they share (POST, reading a body away). Documented on
+ * `StreamableHttp.clientWith`.
+ *
+ * @internal
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import type * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Take from "effect/Take"
+import * as JsonRpc from "../../../../JsonRpc.js"
+import { TransportError } from "../../../../Transport.js"
+import type { ClientOptions } from "../../../../transport/StreamableHttp.js"
+import { makeRequestHandlers, type RequestHandlers } from "../../../client/requestHandlers.js"
+import * as Http from "../wire.js"
+
+/** Default `ClientOptions.maxMessageBytes`: 16 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+/** Default `ClientOptions.closeTimeout`. */
+export const DEFAULT_CLOSE_TIMEOUT: Duration.DurationInput = "5 seconds"
+
+const ACCEPT = `${Http.JSON_TYPE}, ${Http.SSE_TYPE}`
+
+/** What the transport learned from the server's answers, and whether it is closed. */
+export interface State {
+  /** Legacy: the session id the server gave on `initialize`. */
+  readonly sessionId: string | undefined
+  /** Legacy: the version negotiated by `initialize`. */
+  readonly protocolVersion: string | undefined
+  /** Legacy: the `initialize` request, replayed when the session expires. */
+  readonly init: JsonRpc.Request | undefined
+  /** Modern: the last version a request carried (sent with notifications). */
+  readonly modernVersion: string | undefined
+  readonly closed: boolean
+}
+
+/** The legacy standalone GET stream, shared by every `sessionNotifications` subscriber. */
+export interface Hub {
+  readonly pubsub: PubSub.PubSub<Take.Take<JsonRpc.Notification, TransportError>>
+  readonly scope: Scope.CloseableScope
+  readonly response: HttpClientResponse.HttpClientResponse
+  readonly users: Ref.Ref<number>
+  /** Set when the GET stream ended: the next subscriber opens a new one. */
+  readonly done: Ref.Ref<boolean>
+}
+
+/** The state record of one Streamable HTTP client transport. */
+export interface Client {
+  readonly options: ClientOptions
+  readonly http: HttpClient.HttpClient
+  /** The transport's scope: background cancellations run in it. */
+  readonly scope: Scope.Scope
+  readonly url: string
+  /** `ClientOptions.maxMessageBytes`. */
+  readonly maxBytes: number
+  readonly closeTimeout: Duration.DurationInput
+  readonly state: Ref.Ref<State>
+  /** Tool input schemas seen in `tools/list` results, for `Mcp-Param-*` headers. */
+  readonly schemas: Ref.Ref<HashMap.HashMap<string, JsonRpc.JsonObject>>
+  /** One legacy session recovery at a time. */
+  readonly recovering: Effect.Semaphore
+  /** Answers server→client requests (legacy). */
+  readonly handlers: RequestHandlers
+  /**
+   * Server→client requests being answered, by the server's id (its `notifications/cancelled`
+   * interrupts the answer).
+   */
+  readonly serverRequests: FiberMap.FiberMap<JsonRpc.RequestId>
+  /** The open standalone GET stream, if any. */
+  readonly hub: Ref.Ref<Option.Option<Hub>>
+  /** Guards opening and releasing {@link hub}. */
+  readonly hubLock: Effect.Semaphore
+}
+
+/** The state record, in the transport's scope. */
+export const make = (options: ClientOptions): Effect.Effect<Client, never, Scope.Scope | HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const http = yield* HttpClient.HttpClient
+    const scope = yield* Effect.scope
+    return {
+      options,
+      http,
+      scope,
+      url: String(options.url),
+      maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      closeTimeout: options.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT,
+      state: yield* Ref.make<State>({
+        sessionId: undefined,
+        protocolVersion: undefined,
+        init: undefined,
+        modernVersion: undefined,
+        closed: false
+      }),
+      schemas: yield* Ref.make(HashMap.empty<string, JsonRpc.JsonObject>()),
+      recovering: yield* Effect.makeSemaphore(1),
+      handlers: yield* makeRequestHandlers(undefined),
+      serverRequests: yield* FiberMap.make<JsonRpc.RequestId>(),
+      hub: yield* Ref.make(Option.none<Hub>()),
+      hubLock: yield* Effect.makeSemaphore(1)
+    }
+  })
+
+export const closedError = (): TransportError =>
+  new TransportError({ reason: "Closed", message: "the transport is closed" })
+
+export const http404 = (message: string): TransportError => new TransportError({ reason: "Http", status: 404, message })
+
+/** Maps a failed HTTP step (`what`: `POST`, `GET`, …) to `TransportError` `"Http"`. */
+export const transportError = (client: Client, what: string) => (cause: { readonly message: string }) =>
+  new TransportError({ reason: "Http", message: `${what} ${client.url} failed: ${cause.message}`, cause })
+
+/** `ClientOptions.headers`, evaluated for one request. */
+export const userHeaders = (client: Client): Effect.Effect<Readonly<Record<string, string>>> =>
+  Effect.suspend(() => {
+    const h = client.options.headers
+    if (h === undefined) return Effect.succeed({})
+    return Effect.isEffect(h) ? h : Effect.succeed(h)
+  })
+
+/** POSTs one message with the user's headers, then `extra`, then `Accept`. */
+export const post = (
+  client: Client,
+  message: JsonRpc.Message,
+  extra: Readonly<Record<string, string>>
+): Effect.Effect<HttpClientResponse.HttpClientResponse, TransportError> =>
+  Effect.gen(function*() {
+    const request = HttpClientRequest.post(client.url).pipe(
+      HttpClientRequest.setHeaders({ ...(yield* userHeaders(client)), ...extra, accept: ACCEPT }),
+      HttpClientRequest.bodyText(JsonRpc.encode(message), Http.JSON_TYPE)
+    )
+    return yield* Effect.mapError(client.http.execute(request), transportError(client, "POST"))
+  })
+
+/** Reads and discards a body we do not need (frees the connection); bounded in time. */
+export const drain = (client: Client, response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Stream.runDrain(response.stream).pipe(Effect.timeout(client.closeTimeout), Effect.ignore)

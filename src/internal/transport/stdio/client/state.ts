@@ -1,0 +1,146 @@
+/**
+ * The stdio client's state record: everything `spawn` sets up once, passed explicitly to the
+ * plain functions of the request table (`requests`), the reader (`reading`) and the process
+ * lifecycle (`lifecycle`). Documented on `Stdio.spawn`.
+ *
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as FiberMap from "effect/FiberMap"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import type * as JsonRpc from "../../../../JsonRpc.js"
+import { TransportError } from "../../../../Transport.js"
+import type { SpawnOptions } from "../../../../transport/Stdio.js"
+import { makeRequestHandlers, type RequestHandlers } from "../../../client/requestHandlers.js"
+import type * as ChildProcess from "../childProcess.js"
+
+/** Default bound of one line read from the server: 64 MiB. */
+export const DEFAULT_CLIENT_MAX_LINE_BYTES = 64 * 1024 * 1024
+/** Bound of one stderr line handed to `SpawnOptions.stderr`: 1 MiB. */
+export const STDERR_MAX_LINE_BYTES = 1024 * 1024
+/** Default `SpawnOptions.closeTimeout`. */
+export const DEFAULT_CLOSE_TIMEOUT: Duration.DurationInput = "2 seconds"
+/** How long to keep reading stdout after the process exited, for replies still in the pipe. */
+export const EXIT_GRACE: Duration.DurationInput = "1 second"
+/** How long a replayed `initialize` (after a restart) may take. */
+export const REPLAY_TIMEOUT: Duration.DurationInput = "10 seconds"
+
+/** A request in flight: its waiter and where its notifications go. */
+export interface Pending {
+  readonly deferred: Deferred.Deferred<JsonRpc.Response, TransportError>
+  readonly progressToken: JsonRpc.RequestId | undefined
+  readonly onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
+}
+
+/** One server process and the fibers that read and write it. */
+export interface Connection {
+  readonly pid: number
+  /** Owns the process and its fibers; closed when the process is gone. */
+  readonly scope: Scope.CloseableScope
+  /**
+   * Writes one line to the process's stdin (lines sent in the same tick go out in one write);
+   * `false` once the process is gone or its stdin is closed.
+   */
+  readonly send: (line: string) => boolean
+  /** Fails (with why) when this process's stdout ended or the process exited. */
+  readonly ended: Deferred.Deferred<never, TransportError>
+  /** Closes stdin, then SIGTERM, then SIGKILL; waits for the exit. */
+  readonly shutdown: Effect.Effect<void>
+}
+
+/** Whether the transport is open, and its process. */
+export interface Lifecycle {
+  /** Set once the transport is closed for good; every later call fails with it. */
+  readonly closed: TransportError | undefined
+  /** The current process, or the next one while the transport restarts it. */
+  readonly connection: Deferred.Deferred<Connection, TransportError>
+}
+
+/** The legacy handshake seen so far, replayed on a restarted process. */
+export interface Handshake {
+  readonly init: JsonRpc.Request | undefined
+  readonly initialized: boolean
+}
+
+/** The state record of one stdio client transport. */
+export interface Client {
+  readonly options: SpawnOptions
+  readonly spawnProcess: ChildProcess.SpawnProcess
+  readonly spec: ChildProcess.Spec
+  readonly closeTimeout: Duration.DurationInput
+  /** Bytes; `SpawnOptions.maxLineBytes`, at least 1. */
+  readonly maxLineBytes: number
+  /** `SpawnOptions.stderr` when it is a function (the child's stderr is then piped). */
+  readonly onStderr: ((line: string) => Effect.Effect<void>) | undefined
+  /** The transport's scope: restarts run in it. */
+  readonly scope: Scope.Scope
+  /**
+   * The parent of each process's scope, made before `close` is registered, so `close` (the
+   * graceful stdin → SIGTERM → SIGKILL sequence) runs before any process scope closes.
+   */
+  readonly processes: Scope.Scope
+  readonly lifecycle: Ref.Ref<Lifecycle>
+  /**
+   * The requests in flight, by id. A plain Map: every access is one synchronous step, and the
+   * reader resolves a waiter's Deferred straight from it (no fiber or queue per request).
+   */
+  readonly pending: Map<JsonRpc.RequestId, Pending>
+  /** Answers server→client requests (legacy). */
+  readonly handlers: RequestHandlers
+  /**
+   * Server→client requests being answered, each in its own fiber keyed by the server's id, so a
+   * slow answer (a user filling a form) never holds up the reader, and the server's
+   * `notifications/cancelled` can interrupt it.
+   */
+  readonly serverRequests: FiberMap.FiberMap<JsonRpc.RequestId>
+  /** Notifications that belong to no request in flight, for `sessionNotifications`. */
+  readonly unsolicited: PubSub.PubSub<JsonRpc.Notification>
+  readonly handshake: Ref.Ref<Handshake>
+  /** The pid of the current process (`-1` before the first starts); mutable, read by `pid`. */
+  pid: number
+}
+
+export const closedError = (message: string): TransportError => new TransportError({ reason: "Closed", message })
+
+/** The state record, in the transport's scope; no process is started yet. */
+export const make = (
+  options: SpawnOptions,
+  spawnProcess: ChildProcess.SpawnProcess
+): Effect.Effect<Client, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const onStderr = options.stderr === undefined || options.stderr === "inherit" ? undefined : options.stderr
+    const scope = yield* Effect.scope
+    const processes = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    const lifecycle = yield* Ref.make<Lifecycle>({
+      closed: undefined,
+      connection: yield* Deferred.make<Connection, TransportError>()
+    })
+    return {
+      options,
+      spawnProcess,
+      spec: {
+        command: options.command,
+        args: options.args ?? [],
+        env: options.env,
+        cwd: options.cwd,
+        stderr: onStderr === undefined ? "inherit" : "pipe"
+      },
+      closeTimeout: options.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT,
+      maxLineBytes: Math.max(1, Math.floor(options.maxLineBytes ?? DEFAULT_CLIENT_MAX_LINE_BYTES)),
+      onStderr,
+      scope,
+      processes,
+      lifecycle,
+      pending: new Map(),
+      handlers: yield* makeRequestHandlers(options.onRequest),
+      serverRequests: yield* FiberMap.make<JsonRpc.RequestId>(),
+      unsolicited: yield* PubSub.unbounded<JsonRpc.Notification>(),
+      handshake: yield* Ref.make<Handshake>({ init: undefined, initialized: false }),
+      pid: -1
+    }
+  })
