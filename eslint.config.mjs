@@ -30,12 +30,18 @@ export default tseslint.config(
     }
   },
   {
+    // Node-only code lives in src/transport/ (the Node entry points) and src/internal/node/; the
+    // rest of src/ is platform-neutral: no Node imports and no Node globals (src/internal/runtime.ts
+    // reaches Node's fast paths through globalThis, with standard fallbacks).
     files: ["src/**/*.ts"],
-    ignores: ["src/transport/**"],
+    ignores: ["src/transport/**", "src/internal/node/**"],
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [{ group: ["node:*", "@effect/platform-node", "@effect/platform-node/*"], message: "Node APIs belong in src/transport/ and bin/ only." }]
-      }]
+        patterns: [{ group: ["node:*", "@effect/platform-node", "@effect/platform-node/*"], message: "Node APIs belong in src/transport/ and src/internal/node/ only." }]
+      }],
+      "no-restricted-globals": ["error",
+        ...["process", "Buffer", "global", "require", "module", "__dirname", "__filename", "setImmediate", "clearImmediate"].map((name) => ({ name, message: "Node globals belong in src/transport/ and src/internal/node/ only (timers and fast paths: src/internal/runtime.ts)." }))
+      ]
     }
   },
   {

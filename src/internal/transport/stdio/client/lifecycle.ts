@@ -16,13 +16,13 @@ import * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import * as McpSchema from "../../../../McpSchema.js"
 import { TransportError } from "../../../../Transport.js"
-import * as ChildProcess from "../childProcess.js"
+import * as ChildProcess from "../../../node/childProcess.js"
+import { rootFork } from "../../../runtime.js"
 import { readStderr, readStdout } from "./reading.js"
 import { failPending, requestOn, sendOn } from "./requests.js"
 import { type Client, closedError, type Connection, EXIT_GRACE, type Lifecycle, REPLAY_TIMEOUT } from "./state.js"
@@ -124,7 +124,7 @@ const start = (client: Client): Effect.Effect<Connection, TransportError> =>
       fork
     )
 
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const runFork = rootFork(yield* Effect.runtime<never>())
     const reader = yield* readStdout(client, child.stdout, writer.send, runFork).pipe(
       Effect.catchAll((cause) => Effect.logDebug("reading the server's stdout failed", cause)),
       Effect.ensuring(lost(client, self, closedError("the server closed its stdout"))),

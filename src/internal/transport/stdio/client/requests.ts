@@ -21,7 +21,8 @@ import * as Ref from "effect/Ref"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import * as McpSchema from "../../../../McpSchema.js"
 import { type RequestOptions, TransportError } from "../../../../Transport.js"
-import { MAX_TIMER_MILLIS, timeoutError } from "../../../client/deadline.js"
+import { timeoutError } from "../../../client/deadline.js"
+import { MAX_TIMER_MILLIS, startTimer } from "../../../runtime.js"
 import { type Client, closedError, type Connection, type Pending } from "./state.js"
 
 const progressTokenOf = (message: JsonRpc.Request): JsonRpc.RequestId | undefined => {
@@ -92,14 +93,12 @@ export const requestOn = (
       // The deadline fails the waiter directly; `cancel` then tells the server, as for an
       // interruption (the entry is still pending, unless the response won the race).
       const millis = timeoutMillis(requestOptions?.timeout)
-      const timer = millis === undefined ? undefined : setTimeout(() => {
+      const cancelTimer = millis === undefined ? undefined : startTimer(millis, () => {
         Deferred.unsafeDone(deferred, Exit.fail(timeoutError(message.method)))
-      }, millis)
+      })
       return restore(Deferred.await(deferred)).pipe(
         Effect.onExit((exit) => {
-          if (timer !== undefined) {
-            clearTimeout(timer)
-          }
+          if (cancelTimer !== undefined) cancelTimer()
           return Exit.isSuccess(exit) ? Effect.void : cancel(client, connection, message)
         })
       )

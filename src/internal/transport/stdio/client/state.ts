@@ -17,7 +17,7 @@ import type * as JsonRpc from "../../../../JsonRpc.js"
 import { TransportError } from "../../../../Transport.js"
 import type { SpawnOptions } from "../../../../transport/Stdio.js"
 import { makeRequestHandlers, type RequestHandlers } from "../../../client/requestHandlers.js"
-import type * as ChildProcess from "../childProcess.js"
+import type * as ChildProcess from "../../../node/childProcess.js"
 
 /** Default bound of one line read from the server: 64 MiB. */
 export const DEFAULT_CLIENT_MAX_LINE_BYTES = 64 * 1024 * 1024

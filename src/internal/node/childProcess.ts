@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
-import type * as Frame from "./frame.js"
+import type * as Frame from "../transport/stdio/frame.js"
 
 type Listener = (...args: Array<unknown>) => void
 
