@@ -1,6 +1,6 @@
 /**
  * Authorization for the Streamable HTTP server as an OAuth 2.1 **resource server** (MCP
- * authorization, protocol.md §20): token verification (JWT via `jose`, or any Effect), the
+ * authorization, MCP 2025-11-25, Basic, Authorization): token verification (JWT via `jose`, or any Effect), the
  * Protected Resource Metadata document (RFC 9728), and the `WWW-Authenticate` challenges of
  * RFC 6750 (401 for a missing/invalid token, 403 `insufficient_scope`).
  *

@@ -5,11 +5,11 @@
  * - 2026-07-28 (modern): the server never sends requests. A question without an answer ends the
  *   call with `resultType: "input_required"`, the questions and a signed `requestState`; the
  *   client retries with `inputResponses`, and the handler runs again and gets the answers
- *   (multi round-trip requests, protocol.md §15). Allowed on `tools/call`, `prompts/get`,
+ *   (multi round-trip requests, MCP 2026-07-28, Basic, "Multi Round-Trip Requests"). Allowed on `tools/call`, `prompts/get`,
  *   `resources/read`.
  * - legacy (2025-11-25 / 2025-06-18): the question is a real `elicitation/create`,
  *   `sampling/createMessage` or `roots/list` request sent to the client on the session
- *   (protocol.md §24.4), answered before the handler goes on.
+ *   (MCP 2025-11-25, Client Features), answered before the handler goes on.
  *
  * A question needs the matching client capability (`elicitation` — `url` for URL mode —,
  * `sampling`, `roots`); without it the call fails with `McpError` -32021 and
@@ -183,7 +183,7 @@ export const ask = <A, I>(
 
 /**
  * Asks the user for a form (`elicitation/create`, form mode): `requestedSchema` is a flat object
- * schema of primitive properties (protocol.md §15.4). Yields the `ElicitResult`.
+ * schema of primitive properties (MCP 2026-07-28, Client Features, Elicitation). Yields the `ElicitResult`.
  *
  * @since 0.1.0
  * @category constructors

@@ -3,7 +3,7 @@
  * travels in ({@link McpError}), and the envelope constructors.
  *
  * MCP spec: Basic › Overview (messages, requests, notifications, responses) and the error code
- * table of 2026-07-28 (protocol.md §2, §2.1).
+ * table of 2026-07-28 (MCP 2026-07-28, Basic, "Error Codes").
  *
  * @since 0.1.0
  */
@@ -106,7 +106,7 @@ export type Response = SuccessResponse | ErrorResponse
 export type Message = Request | Notification | Response
 
 /**
- * JSON-RPC and MCP error codes (protocol.md §2.1). Codes -32020…-32022 belong to MCP 2026-07-28.
+ * JSON-RPC and MCP error codes (JSON-RPC 2.0, "Error object"; MCP 2026-07-28, Basic, "Error Codes"). Codes -32020…-32022 belong to MCP 2026-07-28.
  *
  * @since 0.1.0
  * @category symbols
@@ -234,7 +234,7 @@ export const isRequestId = (u: unknown): u is RequestId =>
  * Classifies any decoded JSON value as a request, notification, response or invalid message.
  *
  * - a JSON array (a batch) → `Invalid` -32600: batches are not part of 2025-06-18, 2025-11-25 or
- *   2026-07-28 (protocol.md §2);
+ *   2026-07-28 (MCP 2026-07-28, Basic, "JSON-RPC Messages");
  * - `id: null`, a missing or non-string `method`, `params` that is not an object, a wrong
  *   `jsonrpc` → `Invalid` -32600 (with the id when it is readable);
  * - `result`/`error` with an id → `Response`.

@@ -4,8 +4,8 @@
  * (stdio, Streamable HTTP, in-process) serves the proxy like any other server. Backends may be
  * any of our clients (in-process, stdio, HTTP) of either era; the proxy itself serves both eras.
  *
- * Spec: protocol.md §25 (proxy design notes), §14 (listen), §15 (input_required), §22 (skills);
- * reference-features A.24 and C.3 (`presa.proxy`).
+ * Spec: MCP 2026-07-28 (Subscriptions, Multi Round-Trip Requests) and the Skills extension (SEP-2640);
+ * the design is described in docs/architecture.md.
  *
  * What is served:
  *
@@ -138,7 +138,7 @@ export type ProxyError = internalError.ProxyError
  *
  * - An invalid item of a backend's list (a tool without a root `"type": "object"` input schema,
  *   an invalid URI template, an entry that does not decode) is left out and logged; the rest of
- *   that list is served (edge case EC-09).
+ *   that list is served.
  * - Skills: every listed skill's files are fetched (`readSkillFile` for each listed resource,
  *   verified against the backend's size and digest; the `SKILL.md` front matter against the
  *   entry). A skill that fails, or cannot be fetched, is left out with its files and logged; the
@@ -188,7 +188,7 @@ export const make: (
  * fails with the caller-side -32021.
  *
  * - A legacy caller is asked with a real server→client request and the backend gets the answer.
- * - A modern caller (2026-07-28 multi round-trip, protocol.md §15): the proxied request ends with
+ * - A modern caller (2026-07-28 multi round-trip requests): the proxied request ends with
  *   `input_required` carrying the backend's question; when the caller retries with the answer,
  *   the proxy calls the backend again from the start and answers the same question (the same
  *   method and params) from the caller's `inputResponses`. A backend whose questions depend on

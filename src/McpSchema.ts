@@ -53,7 +53,7 @@ export const isProtocolVersion = (v: unknown): v is ProtocolVersion =>
   v === "2026-07-28" || v === "2025-11-25" || v === "2025-06-18"
 
 /**
- * The namespaced `_meta` keys of 2026-07-28 (protocol.md §3.1, §3.2).
+ * The namespaced `_meta` keys of 2026-07-28 (MCP 2026-07-28, Basic, `_meta`).
  *
  * @since 0.1.0
  * @category symbols

@@ -5,7 +5,7 @@
  *
  * Serves 2026-07-28 (modern: `_meta` on each request, `server/discover`, `resultType`, caching
  * hints) and 2025-11-25 / 2025-06-18 (legacy: `initialize`, sessions) at once; each message is
- * routed by its own shape (protocol.md §1.1).
+ * routed by its own shape (MCP 2026-07-28, Basic, Versioning: a request carries its version in `_meta`).
  *
  * @since 0.1.0
  */
@@ -396,7 +396,7 @@ export type ChangeEvent = internal.ChangeEvent
 /**
  * Announces that a list changed (the live add/remove calls do this themselves). Modern clients
  * that listen for that kind get `notifications/<kind>/list_changed` tagged with their subscription
- * id; legacy sessions get it when `listChanged` is on (protocol.md §14, §24.5).
+ * id; legacy sessions get it when `listChanged` is on (MCP 2026-07-28, Subscriptions; MCP 2025-11-25, list_changed notifications).
  *
  * @since 0.1.0
  * @category combinators
@@ -415,7 +415,7 @@ export const resourceUpdated: (server: McpServer, uri: string) => Effect.Effect<
 
 /**
  * Ends every open `subscriptions/listen` gracefully: each gets its result
- * `{resultType: "complete", _meta: {subscriptionId}}` (protocol.md §14). Transports call it when
+ * `{resultType: "complete", _meta: {subscriptionId}}` (MCP 2026-07-28, Subscriptions). Transports call it when
  * they stop.
  *
  * @since 0.1.0

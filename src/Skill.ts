@@ -1,5 +1,5 @@
 /**
- * Skills: the model of the `io.modelcontextprotocol/skills` extension (SEP-2640, protocol.md §22).
+ * Skills: the model of the `io.modelcontextprotocol/skills` extension (SEP-2640).
  *
  * A skill is a directory of files in the Agent Skills format: a `SKILL.md` whose YAML front
  * matter has at least `name` and `description`, plus supporting files. Every file is served as an

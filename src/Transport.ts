@@ -27,7 +27,7 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   /** HTTP status, when the failure is an HTTP response. */
   readonly status?: number
   /**
-   * reason `"Unauthorized"` (HTTP 401 / 403 with a `WWW-Authenticate: Bearer` challenge, protocol.md
+   * reason `"Unauthorized"` (HTTP 401 / 403 with a `WWW-Authenticate: Bearer` challenge, MCP 2025-11-25, Basic,
    * §20): the Protected Resource Metadata URL, the scopes the server asked for, and the OAuth
    * error (`invalid_token`, `insufficient_scope`). Obtaining a token is up to the caller.
    */
@@ -39,7 +39,7 @@ export class TransportError extends Data.TaggedError("TransportError")<{
 }> {}
 
 /**
- * Answers a server→client request (legacy sessions only, protocol.md §24.4: `ping`,
+ * Answers a server→client request (legacy sessions only, MCP 2025-11-25, Client Features: `ping`,
  * `elicitation/create`, `sampling/createMessage`, `roots/list`, …) with the JSON-RPC response to
  * send back (a result or an error, with the request's id). Never fails: a problem is an error
  * response.

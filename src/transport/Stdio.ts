@@ -1,5 +1,5 @@
 /**
- * The stdio transport (MCP spec: Basic › Transports › stdio; protocol.md §19.1): one JSON-RPC
+ * The stdio transport (MCP 2025-11-25 and 2026-07-28: Basic › Transports › stdio): one JSON-RPC
  * message per line, UTF-8, `\n`-terminated, in both directions.
  *
  * - Server: {@link serve} reads a byte `Stream` and writes to a byte `Sink`, so it runs over
@@ -105,7 +105,7 @@ export const DEFAULT_MAX_LINE_BYTES: number = Frame.DEFAULT_MAX_LINE_BYTES
  * - JSON but not a valid message (a batch, `"id": null`, a bad envelope) → -32600, with the id
  *   when it is readable;
  * - an error whose id cannot be read carries no `id`, except in a 2025-06-18 session, whose
- *   schema requires one: there it is `"id": null` (EC-28);
+ *   schema requires one: there it is `"id": null`;
  * - a request → dispatched in its own fiber (tracked by its exact id), so a slow
  *   tool never holds up the next request; its reply is written whole when it completes, and
  *   request-scoped notifications (progress, log messages) are written before it. A request
@@ -113,13 +113,13 @@ export const DEFAULT_MAX_LINE_BYTES: number = Frame.DEFAULT_MAX_LINE_BYTES
  *   what follows it sees the session it creates;
  * - `notifications/cancelled {requestId}` → interrupts that request (its finalizers and
  *   `onInterrupt` run) and nothing more is written for it; unknown or finished ids are ignored.
- *   Ids compare by exact JSON type: `0` is an id, and `"0"` is a different one (EC-01, EC-11);
- * - any other notification → dispatched; never answered, not even with an error (EC-27);
+ *   Ids compare by exact JSON type: `0` is an id, and `"0"` is a different one;
+ * - any other notification → dispatched; never answered, not even with an error (JSON-RPC 2.0: a notification is never answered);
  * - a response → ignored (this server sends no requests).
  *
  * One legacy session (`McpServer.makeSession`) serves the whole stream: stdio process = session.
  * Each message is still routed by its own shape, so a 2026-07-28 request after a legacy
- * `initialize` stays modern (protocol.md §1.1). The session's unsolicited notifications
+ * `initialize` stays modern (MCP 2026-07-28, Basic, Versioning). The session's unsolicited notifications
  * (`McpServer.sessionNotifications`: legacy list changes, resource updates) are written too.
  *
  * When `stdin` ends: requests in flight get `drainTimeout` to finish, then are interrupted;
@@ -229,7 +229,7 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
  * A layer that serves the `McpServerService` over the given streams in the background, for apps
  * composed of layers. The serving fiber lives in the layer's scope: it stops when the layer is
  * released, and a `TransportError` is logged. It does **not** end the program when `stdin`
- * ends: a process that should exit at EOF (an MCP server spawned by a client, protocol.md §19.1)
+ * ends: a process that should exit at EOF (an MCP server spawned by a client, MCP 2025-11-25, Transports, stdio)
  * uses {@link serve} or {@link run} as its main Effect instead of `Layer.launch`.
  *
  * @since 0.1.0

@@ -3,15 +3,15 @@
  * (mount it in your `HttpRouter` / `HttpLayerRouter`, or {@link serve} it standalone on Node) and
  * a client transport over `HttpClient` (fetch by default).
  *
- * **Server, per request** (protocol.md §3.3, §19.2–19.7, §24.3):
+ * **Server, per request** (MCP 2026-07-28 and 2025-11-25, Basic, Transports, "Streamable HTTP"):
  *
  * 1. `Origin` present and not allowed → `403` (`Origin: null` is refused unless allowed; no
- *    `Origin` is fine) — before any parsing or session work (EC-16);
+ *    `Origin` is fine) — before any parsing or session work ("Security Warning": DNS rebinding);
  * 2. `Host` not allowed → `403` (DNS rebinding; default allow-list: loopback names);
  * 3. POST: `Content-Type` not `application/json` → `415`; `Accept` missing or not admitting
  *    `application/json` (`application/*`, `*\/*` count) → `406`; body over `maxBodyBytes` → `413`;
  *    bytes not UTF-8 JSON → `400` -32700; a batch or a non-JSON-RPC value → `400` -32600;
- * 4. notifications and responses → `202`, empty body (EC-12/14/27). A modern notification whose
+ * 4. notifications and responses → `202`, empty body. A modern notification whose
  *    `Mcp-Method` header is present and differs from the body → `400` -32020 (absent is fine);
  * 5. modern requests (`_meta` names a version, or `MCP-Protocol-Version` names a modern one) →
  *    `McpServer.dispatch` with the headers; status from the reply (§19.6); `Mcp-Session-Id` is
@@ -35,7 +35,7 @@
  * final response. A request cancelled by `notifications/cancelled` gets `204` (or its SSE stream
  * just ends). POST response streams carry no event ids (no resumption of request streams).
  * Refusals carry an id-less JSON-RPC error body (-32600 unless stated). No CORS headers are added:
- * for browser clients put a CORS middleware in front (protocol.md §19.7 lists the headers).
+ * for browser clients put a CORS middleware in front (MCP 2026-07-28, Transports, "Streamable HTTP" lists the headers).
  *
  * @since 0.1.0
  */

@@ -1,6 +1,6 @@
 /**
  * The proxy's definitions: one backend's tools, prompts, resources and templates as ordinary
- * server definitions whose handlers forward to the backend's client (protocol.md §25).
+ * server definitions whose handlers forward to the backend's client (docs/architecture.md).
  *
  * Per call the handler forwards the arguments unchanged, the caller's progress (`ctx.progress`
  * from the backend's `onProgress`), log messages (`ctx.log` at the caller's level), input
@@ -230,7 +230,7 @@ const preserve = { onExcessProperty: "preserve" } as const
 
 /**
  * All pages of a list, decoded item by item: an item that does not decode is left out and
- * logged, the rest is kept (edge case EC-09).
+ * logged, the rest is kept.
  */
 export const listRaw = <A, I>(
   link: Link,

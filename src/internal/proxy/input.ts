@@ -1,5 +1,5 @@
 /**
- * Input forwarding through the proxy (protocol.md §15, §24.4, §25): a backend's question
+ * Input forwarding through the proxy (MCP 2026-07-28 multi round-trip requests; MCP 2025-11-25, Client Features): a backend's question
  * (elicitation, sampling, roots) is asked of the proxy's own caller with `Input.ask`.
  *
  * - A legacy caller gets a real server→client request and the answer goes back to the backend.

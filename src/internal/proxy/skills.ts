@@ -1,5 +1,5 @@
 /**
- * Skills through the proxy (protocol.md §22; reference-features A.24 item 82): every skill a
+ * Skills through the proxy (the Skills extension, SEP-2640): every skill a
  * backend lists is fetched and verified against the backend's entry, then served from the proxy
  * with `Skill.make`, so its entry carries the same digests (the bytes are identical).
  *

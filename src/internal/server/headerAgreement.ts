@@ -1,5 +1,5 @@
 /**
- * The 2026-07-28 HTTP header ↔ body agreement rule (SEP-2243, protocol.md §19.3–19.5).
+ * The 2026-07-28 HTTP header ↔ body agreement rule (SEP-2243; MCP 2026-07-28, Transports, "Streamable HTTP", request metadata headers).
  * @internal
  */
 import * as Option from "effect/Option"
@@ -174,7 +174,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
 /**
- * Checks the `x-mcp-header` annotations of a tool's input schema (protocol.md §19.5): each is a
+ * Checks the `x-mcp-header` annotations of a tool's input schema (SEP-2243, `x-mcp-header`): each is a
  * non-empty RFC 9110 token, unique case-insensitively, on an `integer`, `string` or `boolean`
  * property reachable from the root through `properties` only. Returns the first problem, or none.
  */

@@ -1,7 +1,7 @@
 /**
  * Streamable HTTP helpers shared by the server and the client: media types (`Accept`,
  * `Content-Type`), the Origin / Host allow-lists, SSE framing and bounded body reading.
- * No Node APIs here (protocol.md §19.2, §19.7).
+ * No Node APIs here.
  * @internal
  */
 import * as Chunk from "effect/Chunk"
@@ -63,7 +63,7 @@ export const mediaTypeOf = (contentType: string | undefined): string | undefined
 }
 
 // ---------------------------------------------------------------------------------------------
-// Origin / Host allow-lists (protocol.md §19.7, EC-16)
+// Origin / Host allow-lists (MCP 2025-11-25, Transports, "Security Warning": DNS rebinding)
 // ---------------------------------------------------------------------------------------------
 
 /** Loopback origins, any port, http and https. */
