@@ -1,0 +1,209 @@
+/**
+ * The proxy's backends and what it serves of them (docs/architecture.md, "proxy"): the state
+ * record the proxy's functions share (`State`), a backend's `Link`, listing a backend, serving a
+ * listing, marking a backend down, and the optional `ping` that notices a dead backend (MCP
+ * 2025-11-25, Basic › Utilities › Ping).
+ *
+ * State: per backend its status and the items it serves (by id), in one `Ref`; every change of
+ * the proxy's definitions happens under one lock, so collision checks see a consistent picture.
+ * Listing a backend happens outside the lock.
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Ref from "effect/Ref"
+import type * as McpClient from "../../McpClient.js"
+import * as McpSchema from "../../McpSchema.js"
+import * as McpServer from "../../McpServer.js"
+import {
+  claimId,
+  type Definition,
+  type Group,
+  GROUP_KINDS,
+  isFatal,
+  type Item,
+  type Link,
+  listPrompts,
+  listResources,
+  listTools
+} from "./definitions.js"
+import { listSkills } from "./skills.js"
+
+/** A backend: its prefix and a connected client. */
+export interface Backend {
+  readonly prefix: string
+  readonly client: McpClient.McpClient
+}
+
+/** One backend's status and the items the proxy serves for it (by item id; none while down). */
+export interface BackendState {
+  readonly status: "up" | "down"
+  readonly served: ReadonlyMap<string, Item>
+}
+
+/** What the proxy's functions share. */
+export interface State {
+  /** The proxy's server: its definitions mirror the backends' items. */
+  readonly server: McpServer.McpServer
+  /** Per backend (by prefix) its `BackendState`. */
+  readonly backends: Ref.Ref<ReadonlyMap<string, BackendState>>
+  /** Held by every change of `server`'s definitions and `backends`' items (one permit). */
+  readonly lock: Effect.Semaphore
+}
+
+/** The three groups, in the order a full listing takes them. */
+export const ALL_GROUPS: ReadonlyArray<Group> = ["tools", "prompts", "resources"]
+
+/** A state where every backend is up and serves nothing yet. */
+export const makeState = (
+  server: McpServer.McpServer,
+  backends: ReadonlyArray<Backend>
+): Effect.Effect<State> =>
+  Effect.gen(function*() {
+    const state = yield* Ref.make<ReadonlyMap<string, BackendState>>(
+      new Map(backends.map((b) => [b.prefix, { status: "up", served: new Map() }]))
+    )
+    const lock = yield* Effect.makeSemaphore(1)
+    return { server, backends: state, lock }
+  })
+
+/** A backend as the definitions see it: `isDown` and `down` read and change its status in `state`. */
+export const makeLink = (state: State, backend: Backend): Link => ({
+  prefix: backend.prefix,
+  client: backend.client,
+  isDown: Effect.map(Ref.get(state.backends), (m) => m.get(backend.prefix)?.status === "down"),
+  down: markDown(state, backend.prefix)
+})
+
+const addDefinition = (server: McpServer.McpServer, d: Definition) => {
+  switch (d._tag) {
+    case "tool":
+      return McpServer.addTool(server, d.def)
+    case "prompt":
+      return McpServer.addPrompt(server, d.def)
+    case "resource":
+      return McpServer.addResource(server, d.def)
+    case "resourceTemplate":
+      return McpServer.addResourceTemplate(server, d.def)
+    case "skill":
+      return McpServer.addSkill(server, d.def)
+  }
+}
+
+const removeDefinition = (server: McpServer.McpServer, d: Definition) => {
+  switch (d._tag) {
+    case "tool":
+      return McpServer.removeTool(server, d.def.name)
+    case "prompt":
+      return McpServer.removePrompt(server, d.def.name)
+    case "resource":
+      return McpServer.removeResource(server, d.def.uri)
+    case "resourceTemplate":
+      return McpServer.removeResourceTemplate(server, d.def.uriTemplate)
+    case "skill":
+      return McpServer.removeSkill(server, d.def.uri)
+  }
+}
+
+/** Marks the backend down (under the lock) and removes its entries; once down it stays down. */
+const markDown = (state: State, prefix: string) => (reason: string): Effect.Effect<void> =>
+  state.lock.withPermits(1)(Effect.gen(function*() {
+    const current = (yield* Ref.get(state.backends)).get(prefix)
+    if (current === undefined || current.status === "down") return
+    yield* Ref.update(state.backends, (m) => new Map(m).set(prefix, { status: "down", served: new Map() }))
+    for (const it of current.served.values()) {
+      yield* removeDefinition(state.server, it.definition).pipe(
+        Effect.catchAll((e) => Effect.logWarning(`proxy: could not remove ${it.id}: ${e.message}`))
+      )
+    }
+    yield* Effect.logWarning(
+      `backend ${prefix} is down (${reason}); its ${current.served.size} entries were removed`
+    )
+  }))
+
+/** The backend's items of `groups` (outside the lock). */
+export const list = (state: State, link: Link, groups: ReadonlyArray<Group>) =>
+  Effect.gen(function*() {
+    const current = (yield* Ref.get(state.backends)).get(link.prefix)?.served ?? new Map<string, Item>()
+    const out: Array<Item> = []
+    if (groups.includes("tools")) out.push(...(yield* listTools(link)))
+    if (groups.includes("prompts")) out.push(...(yield* listPrompts(link)))
+    if (groups.includes("resources")) {
+      const skills = yield* listSkills(link, current)
+      out.push(...(yield* listResources(link, skills.covers)), ...skills.items)
+    }
+    return out
+  })
+
+/**
+ * Makes the proxy serve `items` for the backend's `groups` (under the lock): removes what is
+ * gone or changed, adds what is new or changed; an item that claims an identity another
+ * backend serves is left out and logged.
+ */
+export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, items: ReadonlyArray<Item>) =>
+  state.lock.withPermits(1)(Effect.gen(function*() {
+    const all = yield* Ref.get(state.backends)
+    const mine = all.get(link.prefix)
+    if (mine === undefined || mine.status === "down") return
+    const kinds = new Set(groups.flatMap((g) => GROUP_KINDS[g]))
+    const taken = new Map<string, string>()
+    for (const [prefix, s] of all) {
+      if (prefix === link.prefix) continue
+      for (const it of s.served.values()) for (const c of it.claims) taken.set(claimId(c), prefix)
+    }
+    const next = new Map<string, Item>()
+    for (const it of items) {
+      if (next.has(it.id)) {
+        yield* Effect.logWarning(`backend ${link.prefix}: ${it.id} is listed twice; the first is served`)
+        continue
+      }
+      const clash = it.claims.map(claimId).find((id) => taken.has(id))
+      if (clash !== undefined) {
+        yield* Effect.logWarning(
+          `backend ${link.prefix}: ${it.id} left out: ${clash} is already served by backend ${taken.get(clash)}`
+        )
+        continue
+      }
+      next.set(it.id, it)
+    }
+    const kept = new Map([...mine.served].filter(([, it]) => !kinds.has(it.kind)))
+    for (const current of mine.served.values()) {
+      if (!kinds.has(current.kind)) continue
+      if (next.get(current.id)?.fingerprint === current.fingerprint) continue
+      yield* removeDefinition(state.server, current.definition).pipe(
+        Effect.catchAll((e) =>
+          Effect.logWarning(`backend ${link.prefix}: could not remove ${current.id}: ${e.message}`)
+        )
+      )
+    }
+    for (const it of next.values()) {
+      const current = mine.served.get(it.id)
+      if (current !== undefined && kinds.has(current.kind) && current.fingerprint === it.fingerprint) {
+        kept.set(it.id, current)
+        continue
+      }
+      const added = yield* Effect.either(addDefinition(state.server, it.definition))
+      if (Either.isRight(added)) kept.set(it.id, it)
+      else yield* Effect.logWarning(`backend ${link.prefix}: ${it.id} left out: ${added.left.message}`)
+    }
+    yield* Ref.update(state.backends, (m) => new Map(m).set(link.prefix, { status: "up", served: kept }))
+  }))
+
+/** Pings a backend every `interval`; no answer (transport failure, timeout) marks it down. */
+export const health = (link: Link, interval: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    for (;;) {
+      yield* Effect.sleep(interval)
+      if (yield* link.isDown) return
+      const pinged = yield* Effect.either(link.client.request(McpSchema.Method.ping))
+      if (Either.isRight(pinged) || pinged.left._tag === "McpError") continue // any answer is alive
+      const e = pinged.left
+      if (e._tag === "ClientError" && e.reason !== "Timeout") continue
+      if (e._tag === "TransportError" && !isFatal(e)) {
+        yield* Effect.logWarning(`backend ${link.prefix}: ping failed: ${e.message}`)
+        continue
+      }
+      return yield* link.down(`no answer to ping: ${e.message}`)
+    }
+  })
