@@ -97,9 +97,12 @@ export interface InputHandlers {
  * - `capabilities`: the client's capabilities (default `{}`), merged over those the input
  *   handlers imply ({@link InputHandlers});
  * - `versions`: revisions the client will speak (default all three, newest first);
- * - `probeTimeout`: how long to wait for the `server/discover` probe before falling back to the
- *   legacy handshake, default 3 seconds (a client whose `versions` are all modern has no fallback:
- *   its probe waits `requestTimeout`);
+ * - `probeTimeout`: how long the `server/discover` probe waits alone before the legacy
+ *   `initialize` is sent too, default 10 seconds (a server started through `npx` may take seconds
+ *   to answer). The probe keeps waiting (up to `requestTimeout`): a modern answer that arrives
+ *   before the `initialize` answer, or after a failed `initialize`, still makes the client modern
+ *   (the `initialize` is then left to finish and its answer dropped, never cancelled). A client
+ *   whose `versions` are all modern has no fallback: its probe waits `requestTimeout`;
  * - `requestTimeout`: deadline of every request (each MRTR round on its own; not a listen
  *   stream), default 60 seconds (on expiry the request is cancelled on the wire and the call
  *   fails with `ClientError` "Timeout"); passed to the transport as `RequestOptions.timeout`;
@@ -402,8 +405,9 @@ export interface McpClient {
 
 /**
  * Connects over `transport`: probes with `server/discover` (modern), falls back to the
- * `initialize` handshake (legacy) on any other error or silence past `probeTimeout`, and yields a
- * client. On -32022 it retries with a version from `data.supported`. When the transport has
+ * `initialize` handshake (legacy) on any other error, and yields a client. After `probeTimeout` of
+ * silence it sends `initialize` too and takes the first answer, preferring a late modern one (see
+ * {@link Options}). On -32022 it retries with a version from `data.supported`. When the transport has
  * `setRequestHandler`, the client installs its answer to server→client requests there (`ping` →
  * `{}`, the {@link InputHandlers}, anything else -32601).
  *

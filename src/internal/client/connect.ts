@@ -9,6 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as HashMap from "effect/HashMap"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
@@ -229,13 +230,10 @@ export const connect = (
     })
 
     // --- era detection (protocol.md §1.2) ---
+    // The probe waits as long as any request (`timeout`): past `probeTimeout` the handshake starts
+    // beside it (see `detect`), and a modern answer that still comes first wins.
     const probe = (version: string, attempt: number): Effect.Effect<Info | undefined, CallError> =>
-      send(
-        McpSchema.Method.discover,
-        { _meta: modernMeta(version) },
-        // with no legacy version to fall back to, silence is just a slow server
-        legacyVersions(allowed).length === 0 ? timeout : Duration.decode(options.probeTimeout ?? "3 seconds")
-      ).pipe(
+      send(McpSchema.Method.discover, { _meta: modernMeta(version) }).pipe(
         Effect.flatMap(decodeDiscoverResult),
         Effect.flatMap((result) => {
           const shared = modernVersions(allowed).find((v) => result.supportedVersions.includes(v))
@@ -276,40 +274,83 @@ export const connect = (
         })
       )
 
-    const handshake = Effect.gen(function*() {
+    /** The `initialize` request of the legacy handshake (its answer, decoded). */
+    const initialize = Effect.suspend(() => {
       const offer = legacyVersions(allowed)[0]
-      if (offer === undefined) {
-        return yield* new ClientError({
-          reason: "NoCommonVersion",
-          message: "the server does not speak a modern version this client allows"
-        })
-      }
-      const result = yield* send(McpSchema.Method.initialize, {
-        protocolVersion: offer,
-        capabilities,
-        clientInfo
-      }).pipe(Effect.flatMap(decodeInitializeResult))
-      if (!allowed.some((v) => v === result.protocolVersion)) {
-        return yield* new ClientError({
-          reason: "NoCommonVersion",
-          message: `server offered protocol version ${result.protocolVersion}`
-        })
-      }
-      yield* transport.notify(JsonRpc.notification(McpSchema.Method.initialized))
-      const info: Info = {
-        era: "legacy",
-        protocolVersion: result.protocolVersion,
-        serverInfo: result.serverInfo,
-        capabilities: result.capabilities,
-        instructions: result.instructions,
-        supportedVersions: [result.protocolVersion]
-      }
-      return info
+      return offer === undefined
+        ? Effect.fail(
+          new ClientError({
+            reason: "NoCommonVersion",
+            message: "the server does not speak a modern version this client allows"
+          })
+        )
+        : send(McpSchema.Method.initialize, { protocolVersion: offer, capabilities, clientInfo }).pipe(
+          Effect.flatMap(decodeInitializeResult)
+        )
     })
 
+    /** The rest of the legacy handshake once `initialize` is answered. */
+    const completeHandshake = (result: typeof McpSchema.InitializeResult.Type) =>
+      Effect.gen(function*() {
+        if (!allowed.some((v) => v === result.protocolVersion)) {
+          return yield* new ClientError({
+            reason: "NoCommonVersion",
+            message: `server offered protocol version ${result.protocolVersion}`
+          })
+        }
+        yield* transport.notify(JsonRpc.notification(McpSchema.Method.initialized))
+        const info: Info = {
+          era: "legacy",
+          protocolVersion: result.protocolVersion,
+          serverInfo: result.serverInfo,
+          capabilities: result.capabilities,
+          instructions: result.instructions,
+          supportedVersions: [result.protocolVersion]
+        }
+        return info
+      })
+
+    const handshake = Effect.flatMap(initialize, completeHandshake)
+
+    /**
+     * Era detection (protocol.md §1.2): a modern answer to the probe → modern; any other error →
+     * the legacy handshake. Silence for `probeTimeout` (default 10 s: a server started through `npx`
+     * may take seconds to answer anything) sends `initialize` too, and the probe keeps waiting:
+     * whichever is answered first decides, except that a failed `initialize` still waits for the
+     * probe. When the late probe wins, the `initialize` is left to finish on its own, bounded by
+     * `timeout`, and its answer is dropped: a client MUST NOT cancel it (2025-11-25, Basic ›
+     * Utilities › Cancellation) and sends no `notifications/initialized`.
+     */
+    const detect = (modern: string): Effect.Effect<Info, CallError> =>
+      Effect.gen(function*() {
+        // with no legacy version to fall back to, silence is just a slow server
+        if (legacyVersions(allowed).length === 0) return (yield* probe(modern, 0)) ?? (yield* handshake)
+        const probing = yield* Effect.fork(probe(modern, 0))
+        const early = yield* Fiber.join(probing).pipe(
+          Effect.timeoutOption(Duration.decode(options.probeTimeout ?? "10 seconds"))
+        )
+        if (Option.isSome(early)) return early.value ?? (yield* handshake)
+        const initializing = yield* Effect.forkDaemon(initialize)
+        return yield* Effect.raceWith(Fiber.join(probing), Fiber.join(initializing), {
+          onSelfDone: (probed, initJoin) =>
+            Exit.isSuccess(probed) && probed.value !== undefined
+              ? Effect.as(Fiber.interrupt(initJoin), probed.value)
+              : Exit.isFailure(probed)
+              ? Effect.zipRight(Fiber.interrupt(initJoin), Effect.failCause(probed.cause))
+              : Effect.flatMap(Fiber.join(initializing), completeHandshake),
+          onOtherDone: (initialized, _probeJoin) =>
+            Exit.isSuccess(initialized)
+              ? Effect.zipRight(Fiber.interrupt(probing), completeHandshake(initialized.value))
+              : Effect.flatMap(
+                Fiber.join(probing),
+                (probed): Effect.Effect<Info, CallError> =>
+                  probed === undefined ? Effect.failCause(initialized.cause) : Effect.succeed(probed)
+              )
+        })
+      })
+
     const modern = modernVersions(allowed)[0]
-    const probed = modern === undefined ? undefined : yield* probe(modern, 0)
-    const info = probed ?? (yield* handshake)
+    const info = modern === undefined ? yield* handshake : yield* detect(modern)
     const isModern = info.era === "modern"
 
     // --- calls: _meta, progress/log hooks, MRTR rounds (protocol.md §15), cache (§13) ---
