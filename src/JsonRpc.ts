@@ -138,35 +138,67 @@ export class McpError extends Schema.TaggedError<McpError>("presa-mcp/McpError")
   message: Schema.String,
   data: Schema.optional(Schema.Unknown)
 }) {
-  /** -32700: the bytes are not JSON. */
+  /**
+   * -32700: the bytes are not JSON.
+   *
+   * @since 0.1.0
+   */
   static parseError(message = "Parse error"): McpError {
     return new McpError({ code: ErrorCode.ParseError, message })
   }
-  /** -32600: JSON, but not a valid JSON-RPC request or notification. */
+  /**
+   * -32600: JSON, but not a valid JSON-RPC request or notification.
+   *
+   * @since 0.1.0
+   */
   static invalidRequest(message = "Invalid Request", data?: unknown): McpError {
     return new McpError(withData({ code: ErrorCode.InvalidRequest, message }, data))
   }
-  /** -32601: unknown method, or a method whose capability the server does not advertise. */
+  /**
+   * -32601: unknown method, or a method whose capability the server does not advertise.
+   *
+   * @since 0.1.0
+   */
   static methodNotFound(method: string): McpError {
     return new McpError({ code: ErrorCode.MethodNotFound, message: `Method not found: ${method}`, data: { method } })
   }
-  /** -32602: the params are wrong (unknown tool or prompt, missing argument, bad cursor, …). */
+  /**
+   * -32602: the params are wrong (unknown tool or prompt, missing argument, bad cursor, …).
+   *
+   * @since 0.1.0
+   */
   static invalidParams(message: string, data?: unknown): McpError {
     return new McpError(withData({ code: ErrorCode.InvalidParams, message }, data))
   }
-  /** -32602 `Resource not found` with `data.uri` (SEP-2164; sent in both eras). */
+  /**
+   * -32602 `Resource not found` with `data.uri` (SEP-2164; sent in both eras).
+   *
+   * @since 0.1.0
+   */
   static resourceNotFound(uri: string): McpError {
     return new McpError({ code: ErrorCode.InvalidParams, message: "Resource not found", data: { uri } })
   }
-  /** -32603 with a fixed message: details of the cause go to the logger, never to the wire. */
+  /**
+   * -32603 with a fixed message: details of the cause go to the logger, never to the wire.
+   *
+   * @since 0.1.0
+   */
   static internalError(message = "Internal error"): McpError {
     return new McpError({ code: ErrorCode.InternalError, message })
   }
-  /** -32020: an HTTP header is missing, malformed or disagrees with the body (2026-07-28). */
+  /**
+   * -32020: an HTTP header is missing, malformed or disagrees with the body (2026-07-28).
+   *
+   * @since 0.1.0
+   */
   static headerMismatch(message: string): McpError {
     return new McpError({ code: ErrorCode.HeaderMismatch, message })
   }
-  /** -32021: handling needs a client capability the request did not declare. */
+  /**
+   * -32021: handling needs a client capability the request did not declare.
+   *
+   * @since 0.1.0
+   */
   static missingClientCapability(requiredCapabilities: JsonObject, message?: string): McpError {
     return new McpError({
       code: ErrorCode.MissingRequiredClientCapability,
@@ -174,7 +206,11 @@ export class McpError extends Schema.TaggedError<McpError>("presa-mcp/McpError")
       data: { requiredCapabilities }
     })
   }
-  /** -32022 with `data: {supported, requested}`; `requested` echoes exactly what the client sent. */
+  /**
+   * -32022 with `data: {supported, requested}`; `requested` echoes exactly what the client sent.
+   *
+   * @since 0.1.0
+   */
   static unsupportedVersion(supported: ReadonlyArray<string>, requested: unknown): McpError {
     return new McpError({
       code: ErrorCode.UnsupportedProtocolVersion,
@@ -183,12 +219,20 @@ export class McpError extends Schema.TaggedError<McpError>("presa-mcp/McpError")
     })
   }
 
-  /** From the wire form `{code, message, data?}` (a peer's error response), the inverse of `toErrorObject`. */
+  /**
+   * From the wire form `{code, message, data?}` (a peer's error response), the inverse of `toErrorObject`.
+   *
+   * @since 0.1.0
+   */
   static fromErrorObject(error: ErrorObject): McpError {
     return new McpError(withData({ code: error.code, message: error.message }, error.data))
   }
 
-  /** The wire form: `{code, message, data?}`. */
+  /**
+   * The wire form: `{code, message, data?}`.
+   *
+   * @since 0.1.0
+   */
   toErrorObject(): ErrorObject {
     return withData({ code: this.code, message: this.message }, this.data)
   }

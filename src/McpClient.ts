@@ -492,8 +492,9 @@ export interface McpClient {
 
 /**
  * Connects over `transport`: probes with `server/discover` (modern), falls back to the
- * `initialize` handshake (legacy) on any other error or silence past `probeTimeout`, and yields a
- * client. On -32022 it retries with a version from `data.supported`. When the transport has
+ * `initialize` handshake (legacy) on any other error, and yields a client. After `probeTimeout` of
+ * silence it sends `initialize` too and takes the first answer, preferring a late modern one (see
+ * {@link Options}). On -32022 it retries with a version from `data.supported`. When the transport has
  * `setRequestHandler`, the client installs its answer to server→client requests there (`ping` →
  * `{}`, the {@link InputHandlers}, anything else -32601).
  *

@@ -91,6 +91,12 @@ export type Requires<M> = internal.MiddlewareRequires<M>
  *
  * @example
  * ```ts
+ * import * as Context from "effect/Context"
+ * import * as Effect from "effect/Effect"
+ * import { Middleware } from "presa-mcp"
+ *
+ * class Tenant extends Context.Tag("app/Tenant")<Tenant, { readonly id: string }>() {}
+ *
  * const tenant = Middleware.make((request, next: Middleware.Next<Tenant>) =>
  *   Effect.provideService(next, Tenant, { id: request.ctx.auth?.subject ?? "public" }))
  * ```
@@ -111,6 +117,12 @@ export const make = <Provides = never, Requires = never>(
  *
  * @example
  * ```ts
+ * import * as Context from "effect/Context"
+ * import * as Effect from "effect/Effect"
+ * import { McpServer, Middleware } from "presa-mcp"
+ *
+ * class CurrentUser extends Context.Tag("app/CurrentUser")<CurrentUser, { readonly id: string }>() {}
+ *
  * const currentUser = Middleware.provide(CurrentUser, (request) =>
  *   request.ctx.auth === undefined
  *     ? Effect.fail(McpServer.McpError.invalidParams("sign in first"))

@@ -139,18 +139,16 @@ export const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): P
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The driver's `--conditions` flags, passed on to every server it spawns: `npm run bench` runs
- * with `--conditions=presa-mcp-dist`, so `presa-mcp` resolves to the compiled `dist/` (see README).
+ * Whether `presa-mcp` resolves to the compiled `dist/` build in this process: `npm run bench` runs
+ * the driver with `TSX_TSCONFIG_PATH=tsconfig.bench.json`, whose empty `paths` leave the package's
+ * own `exports` map (dist/) in charge; under tsconfig.json's `paths` it resolves to src/ (see README).
  */
-const CONDITIONS = process.execArgv.filter((a) => a.startsWith("--conditions="))
-
-/** Whether `presa-mcp` resolves to the compiled `dist/` build in this process. */
-export const compiledLibrary = CONDITIONS.includes("--conditions=presa-mcp-dist")
+export const compiledLibrary = import.meta.resolve("presa-mcp").includes("/dist/")
 
 /**
  * Where `tsc -p tsconfig.bench.json` (part of `npm run bench`) writes the server scripts as
- * JavaScript. With the compiled library (`--conditions=presa-mcp-dist`) every server, ours and the
- * SDKs' alike, runs from here with plain `node`, as a deployed server would; otherwise each runs
+ * JavaScript. With the compiled library (see `compiledLibrary`) every server, ours and the SDKs'
+ * alike, runs from here with plain `node`, as a deployed server would; otherwise each runs
  * its TypeScript source through the tsx loader.
  */
 const COMPILED_SERVERS_DIR = path.join(OUT_DIR, "js", "servers")
@@ -182,11 +180,11 @@ export const serverCommand = (
     if (!existsSync(compiled)) {
       throw new Error(`${compiled} is missing: compile the servers with npx tsc -p tsconfig.bench.json`)
     }
-    return { command: process.execPath, args: [...prof, ...CONDITIONS, compiled, ...args] }
+    return { command: process.execPath, args: [...prof, compiled, ...args] }
   }
   return {
     command: process.execPath,
-    args: [...prof, ...CONDITIONS, "--import", TSX_LOADER, path.join(BENCH_DIR, "servers", script), ...args]
+    args: [...prof, "--import", TSX_LOADER, path.join(BENCH_DIR, "servers", script), ...args]
   }
 }
 

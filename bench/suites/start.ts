@@ -5,8 +5,8 @@
  * `notifications/initialized` and `tools/call` in one write. Median of 5, the servers alternating.
  * Under `npm run bench` everything in the server process is JavaScript on both sides, as deployed:
  * the server scripts compiled by `tsc -p tsconfig.bench.json`, ours from dist/, the SDKs their
- * published builds, run with plain `node`. Run without `--conditions=presa-mcp-dist`, the scripts
- * and ours (from src/) go through the tsx loader at start instead.
+ * published builds, run with plain `node`. Run outside `npm run bench` (`npx tsx bench/run.ts`), the
+ * scripts and ours (from src/) go through the tsx loader at start instead.
  */
 import {
   compiledLibrary,

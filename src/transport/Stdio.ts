@@ -190,16 +190,15 @@ export const layerLogger: Layer.Layer<never> = Layer.scopedDiscard(
  *
  * @example
  * ```ts
- * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import * as Effect from "effect/Effect"
  * import * as McpServer from "presa-mcp/McpServer"
  * import * as Stdio from "presa-mcp/transport/Stdio"
  *
- * McpServer.make({ name: "demo", version: "1.0.0" }).pipe(
+ * const main = McpServer.make({ name: "demo", version: "1.0.0" }).pipe(
  *   Effect.flatMap((server) => Stdio.run(server)),
- *   Effect.provide(Stdio.layerLogger),
- *   NodeRuntime.runMain
+ *   Effect.provide(Stdio.layerLogger)
  * )
+ * // the process's entry point: NodeRuntime.runMain(main) (from "@effect/platform-node/NodeRuntime")
  * ```
  *
  * @since 0.1.0

@@ -269,7 +269,11 @@ export interface Address {
  *
  * @example
  * ```ts
- * Effect.scoped(Effect.gen(function*() {
+ * import * as Effect from "effect/Effect"
+ * import { McpServer } from "presa-mcp"
+ * import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
  *   const server = yield* McpServer.make({ name: "demo", version: "1.0.0" })
  *   const { url } = yield* StreamableHttp.serve(server, { port: 3000 })
  *   yield* Effect.log(`MCP on ${url}`)
@@ -472,9 +476,15 @@ export const clientWith: (
  *
  * @example
  * ```ts
- * Effect.scoped(Effect.gen(function*() {
+ * import * as Effect from "effect/Effect"
+ * import { JsonRpc, McpSchema } from "presa-mcp"
+ * import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
  *   const transport = yield* StreamableHttp.client({ url: "http://127.0.0.1:3000/mcp" })
- *   const reply = yield* transport.request(JsonRpc.request(1, "server/discover", { _meta }))
+ *   return yield* transport.request(JsonRpc.request(1, "server/discover", {
+ *     _meta: { [McpSchema.MetaKey.protocolVersion]: "2026-07-28", [McpSchema.MetaKey.clientCapabilities]: {} }
+ *   }))
  * }))
  * ```
  *

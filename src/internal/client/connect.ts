@@ -7,6 +7,9 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
@@ -49,20 +52,13 @@ const modernInfo = (version: string, result: typeof McpSchema.DiscoverResult.Typ
  * The era probe (MCP 2026-07-28, Versioning and Compatibility › Backward Compatibility with
  * Initialization-Based Versions): `server/discover` at `version`. A `DiscoverResult` means modern
  * (`Info`); -32022 with a shared version in `data.supported` means modern at that version (one
- * retry, Protocol Version Negotiation); any other error, or silence past `probeTimeout`, means
- * legacy (`undefined`). A server offering neither a modern version nor a legacy one this client
+ * retry, Protocol Version Negotiation); any other error means legacy (`undefined`). It waits as
+ * long as any request (`requestTimeout`); {@link detect} starts the handshake beside it after
+ * `probeTimeout`. A server offering neither a modern version nor a legacy one this client
  * allows fails with `ClientError` "NoCommonVersion".
  */
 const probe = (setup: Setup, version: string, attempt: number): Effect.Effect<Info | undefined, CallError> =>
-  send(
-    setup,
-    McpSchema.Method.discover,
-    { _meta: modernMeta(setup, version) },
-    // with no legacy version to fall back to, silence is just a slow server
-    legacyVersions(setup.allowed).length === 0
-      ? setup.timeout
-      : Duration.decode(setup.options.probeTimeout ?? "3 seconds")
-  ).pipe(
+  send(setup, McpSchema.Method.discover, { _meta: modernMeta(setup, version) }).pipe(
     Effect.flatMap(decodeDiscoverResult),
     Effect.flatMap((result) => {
       const shared = modernVersions(setup.allowed).find((v) => result.supportedVersions.includes(v))
@@ -92,25 +88,33 @@ const probe = (setup: Setup, version: string, attempt: number): Effect.Effect<In
     })
   )
 
-/**
- * The legacy handshake (MCP 2025-11-25, Lifecycle › Initialization): `initialize` offering the
- * newest legacy version this client allows, then `notifications/initialized`. A version the
- * client does not allow (offered or answered) fails with `ClientError` "NoCommonVersion".
- */
-const handshake = (setup: Setup): Effect.Effect<Info, CallError> =>
-  Effect.gen(function*() {
+/** The `initialize` request of the legacy handshake (MCP 2025-11-25, Lifecycle › Initialization), decoded. */
+const initialize = (setup: Setup): Effect.Effect<typeof McpSchema.InitializeResult.Type, CallError> =>
+  Effect.suspend(() => {
     const offer = legacyVersions(setup.allowed)[0]
-    if (offer === undefined) {
-      return yield* new ClientError({
-        reason: "NoCommonVersion",
-        message: "the server does not speak a modern version this client allows"
-      })
-    }
-    const result = yield* send(setup, McpSchema.Method.initialize, {
-      protocolVersion: offer,
-      capabilities: setup.capabilities,
-      clientInfo: setup.clientInfo
-    }).pipe(Effect.flatMap(decodeInitializeResult))
+    return offer === undefined
+      ? Effect.fail(
+        new ClientError({
+          reason: "NoCommonVersion",
+          message: "the server does not speak a modern version this client allows"
+        })
+      )
+      : send(setup, McpSchema.Method.initialize, {
+        protocolVersion: offer,
+        capabilities: setup.capabilities,
+        clientInfo: setup.clientInfo
+      }).pipe(Effect.flatMap(decodeInitializeResult))
+  })
+
+/**
+ * The rest of the legacy handshake once `initialize` is answered: a version the client does not
+ * allow fails with `ClientError` "NoCommonVersion"; else `notifications/initialized`.
+ */
+const completeHandshake = (
+  setup: Setup,
+  result: typeof McpSchema.InitializeResult.Type
+): Effect.Effect<Info, CallError> =>
+  Effect.gen(function*() {
     if (!setup.allowed.some((v) => v === result.protocolVersion)) {
       return yield* new ClientError({
         reason: "NoCommonVersion",
@@ -127,6 +131,49 @@ const handshake = (setup: Setup): Effect.Effect<Info, CallError> =>
       supportedVersions: [result.protocolVersion]
     }
     return info
+  })
+
+/** The legacy handshake: `initialize` offering the newest legacy version allowed, then `initialized`. */
+const handshake = (setup: Setup): Effect.Effect<Info, CallError> =>
+  Effect.flatMap(initialize(setup), (result) => completeHandshake(setup, result))
+
+/**
+ * Era detection (MCP 2026-07-28, Versioning and Compatibility): a modern answer to the probe →
+ * modern; any other error → the legacy handshake. Silence for `probeTimeout` (default 10 s: a
+ * server started through `npx` may take seconds to answer anything) sends `initialize` too, and
+ * the probe keeps waiting: whichever is answered first decides, except that a failed `initialize`
+ * still waits for the probe. When the late probe wins, the `initialize` is left to finish on its
+ * own, bounded by `requestTimeout`, and its answer is dropped: a client MUST NOT cancel it (MCP
+ * 2025-11-25, Basic › Utilities › Cancellation) and sends no `notifications/initialized`.
+ */
+const detect = (setup: Setup, modern: string): Effect.Effect<Info, CallError> =>
+  Effect.gen(function*() {
+    // with no legacy version to fall back to, silence is just a slow server
+    if (legacyVersions(setup.allowed).length === 0) {
+      return (yield* probe(setup, modern, 0)) ?? (yield* handshake(setup))
+    }
+    const probing = yield* Effect.fork(probe(setup, modern, 0))
+    const early = yield* Fiber.join(probing).pipe(
+      Effect.timeoutOption(Duration.decode(setup.options.probeTimeout ?? "10 seconds"))
+    )
+    if (Option.isSome(early)) return early.value ?? (yield* handshake(setup))
+    const initializing = yield* Effect.forkDaemon(initialize(setup))
+    return yield* Effect.raceWith(Fiber.join(probing), Fiber.join(initializing), {
+      onSelfDone: (probed, initJoin) =>
+        Exit.isSuccess(probed) && probed.value !== undefined
+          ? Effect.as(Fiber.interrupt(initJoin), probed.value)
+          : Exit.isFailure(probed)
+          ? Effect.zipRight(Fiber.interrupt(initJoin), Effect.failCause(probed.cause))
+          : Effect.flatMap(Fiber.join(initializing), (result) => completeHandshake(setup, result)),
+      onOtherDone: (initialized, _probeJoin) =>
+        Exit.isSuccess(initialized)
+          ? Effect.zipRight(Fiber.interrupt(probing), completeHandshake(setup, initialized.value))
+          : Effect.flatMap(
+            Fiber.join(probing),
+            (probed): Effect.Effect<Info, CallError> =>
+              probed === undefined ? Effect.failCause(initialized.cause) : Effect.succeed(probed)
+          )
+    })
   })
 
 /** `tools/call`, a task answer polled to its end (Tasks extension). */
@@ -210,7 +257,6 @@ export const connect = (
     const setup = makeSetup(transport, options)
     if (transport.setRequestHandler !== undefined) yield* transport.setRequestHandler(setup.answerServer)
     const modern = modernVersions(setup.allowed)[0]
-    const probed = modern === undefined ? undefined : yield* probe(setup, modern, 0)
-    const info = probed ?? (yield* handshake(setup))
+    const info = modern === undefined ? yield* handshake(setup) : yield* detect(setup, modern)
     return assemble(yield* makeState(setup, info, Listen.DEFAULT_RELISTEN))
   })
