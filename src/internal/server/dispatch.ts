@@ -515,7 +515,7 @@ const runRoute = (
       Effect.Effect<JsonRpc.JsonObject, McpError | InputRequired>
     >(
       (next, mw) => mw({ method: request.method, params: request.params ?? {}, ctx }, next),
-      handled.pipe(Effect.catchIf((e): e is Failure => e instanceof Failure, (f) => Effect.fail(f.error)))
+      handled.pipe(Effect.catchTag("Failure", (f) => Effect.fail(f.error)))
     )
   return Effect.catchAll(chain, (e) => settle(server, request, ctx, mrtr, e))
 }
@@ -531,7 +531,7 @@ const settle = (
   mrtr: MrtrInput | undefined,
   e: Failure | McpError | InputRequired
 ): Effect.Effect<JsonRpc.JsonObject, Failure> =>
-  e instanceof Failure
+  e._tag === "Failure"
     ? fail(e.error)
     : e._tag === "McpError"
     ? fail(e)

@@ -18,7 +18,7 @@ import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 import * as Task from "../../Task.js"
-import { decodeParams, fail, Failure } from "./failure.js"
+import { decodeParams, fail, type Failure } from "./failure.js"
 import { liftIn } from "./requestContext.js"
 
 const { McpError } = JsonRpc
@@ -191,7 +191,7 @@ const run = (
         return
       }
       const e = outcome.left
-      if (e instanceof Failure) {
+      if (e._tag === "Failure") {
         yield* finish(runtime, taskId, {
           status: "failed",
           statusMessage: e.error.message,
