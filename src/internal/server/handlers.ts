@@ -93,7 +93,7 @@ export const callTool = (
   const name = params.name
   if (typeof name !== "string") return fail(McpError.invalidParams("Invalid params: name must be a string"))
   const rawArgs = params.arguments
-  const tool = snapshot.tools.find((t) => t.def.name === name)
+  const tool = snapshot.toolsByName.get(name)
   if (tool === undefined) return fail(McpError.invalidParams(`Unknown tool: ${name}`, { name }))
   if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {
     return fail(McpError.invalidParams("Invalid params: arguments must be an object"))
@@ -255,7 +255,7 @@ export const readResource = (
       const file = yield* Skill.read(s.skill, uri)
       if (Option.isSome(file)) return { contents: [Skill.toResourceContents(file.value)] }
     }
-    const resource = snapshot.resources.find((r) => r.def.uri === uri)
+    const resource = snapshot.resourcesByUri.get(uri)
     if (resource !== undefined) {
       const contents = yield* run(() => resource.def.handler(uri, ctx), resource.def.mimeType)
       if (Option.isSome(contents)) return { contents: contents.value }
@@ -287,7 +287,7 @@ export const getPrompt = (
 ): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
   Effect.gen(function*() {
     const decoded = yield* decodeParams(McpSchema.GetPromptParams, params)
-    const prompt = snapshot.prompts.find((p) => p.def.name === decoded.name)
+    const prompt = snapshot.promptsByName.get(decoded.name)
     if (prompt === undefined) {
       return yield* fail(McpError.invalidParams(`Unknown prompt: ${decoded.name}`, { name: decoded.name }))
     }
@@ -324,14 +324,14 @@ export const complete = (
     const { argument, context, ref } = yield* decodeParams(McpSchema.CompleteParams, params)
     let completers: Readonly<Record<string, Resource.Complete>> | undefined
     if (ref.type === "ref/prompt") {
-      const prompt = snapshot.prompts.find((p) => p.def.name === ref.name)
+      const prompt = snapshot.promptsByName.get(ref.name)
       if (prompt === undefined) {
         return yield* fail(McpError.invalidParams(`Unknown prompt: ${ref.name}`, { name: ref.name }))
       }
       completers = prompt.def.complete
     } else {
-      const template = snapshot.templates.find((t) => t.def.uriTemplate === ref.uri)
-      if (template === undefined && !snapshot.resources.some((r) => r.def.uri === ref.uri)) {
+      const template = snapshot.templatesByUriTemplate.get(ref.uri)
+      if (template === undefined && !snapshot.resourcesByUri.has(ref.uri)) {
         return yield* fail(McpError.invalidParams(`Unknown resource or template: ${ref.uri}`, { uri: ref.uri }))
       }
       completers = template?.def.complete
