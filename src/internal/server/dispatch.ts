@@ -4,10 +4,8 @@
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -17,17 +15,22 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 import * as HeaderRules from "./headerAgreement.js"
-import * as InputState from "./requestState.js"
 import * as Defs from "./snapshot.js"
 
 import * as Task from "../../Task.js"
 import * as Skill from "../skill/build.js"
+import { complete } from "./completions.js"
 import { decodeParams, fail, Failure, invalidParamsFrom } from "./failure.js"
-import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirectory, readResource } from "./handlers.js"
-import type { AnyOptions, ChangeEvent, DispatchOptions, Headers, Options, Reply, Server, Session } from "./model.js"
-import { inputRequiredResult, makeContext, MRTR_METHODS, type MrtrInput, mrtrInput } from "./requestContext.js"
+import { capabilities } from "./make.js"
+import type { DispatchOptions, Headers, Reply, Server, Session } from "./model.js"
+import { inputRequiredResult, MRTR_METHODS, type MrtrInput, mrtrInput } from "./mrtr.js"
+import { page } from "./paging.js"
+import { getPrompt } from "./prompts.js"
+import { makeContext } from "./requestContext.js"
+import { getSkill, readDirectory, readResource } from "./resources.js"
 import { listen, subscribe } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
+import { callTool, legacyTool } from "./tools.js"
 import * as Visibility from "./visibility.js"
 export { statusOf } from "./failure.js"
 export {
@@ -42,74 +45,11 @@ export {
   removeSkill,
   removeTool
 } from "./liveChanges.js"
+export { capabilities, make } from "./make.js"
 export * from "./model.js"
 export { listChanged, resourceUpdated, sessionNotifications, shutdown } from "./subscriptions.js"
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
-
-/**
- * Builds a server and captures its environment (`Effect.context`): dispatch provides it to every
- * request, beneath the request's own environment and what the middlewares provide. `McpServer.make` types what that environment must hold; here the
- * definitions' service types are erased.
- */
-export const make = <S = never>(typed: AnyOptions): Effect.Effect<Server<S>, Defs.DefinitionError> =>
-  Effect.gen(function*() {
-    const options = typed as Options
-    const context = yield* Effect.context<never>()
-    const skills = yield* Effect.forEach(options.skills ?? [], Defs.compileSkill)
-    const snapshot = yield* Defs.build({ ...options, skills }, 1)
-    const state = yield* SubscriptionRef.make(snapshot)
-    const events = yield* PubSub.unbounded<ChangeEvent>()
-    const shutdown = yield* Deferred.make<void>()
-    const versions = McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v))
-    const info: McpSchema.Implementation = {
-      name: options.name,
-      version: options.version,
-      ...(options.title === undefined ? {} : { title: options.title }),
-      ...(options.description === undefined ? {} : { description: options.description }),
-      ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
-      ...(options.icons === undefined ? {} : { icons: options.icons })
-    }
-    const stateKeys = options.inputState?.keys !== undefined && options.inputState.keys.length > 0
-      ? options.inputState.keys
-      : [InputState.randomSecret()]
-    const tasks = options.tasks === undefined ? undefined : yield* Tasks.makeRuntime(options.tasks, shutdown)
-    return { info, options, context, versions, state, events, shutdown, stateKeys, tasks }
-  })
-
-// ---------------------------------------------------------------------------------------------
-// capabilities
-// ---------------------------------------------------------------------------------------------
-
-/** Capabilities per snapshot: derived once, not on every request (a snapshot never changes). */
-const capabilitiesCache = new WeakMap<Defs.Snapshot, McpSchema.ServerCapabilities>()
-
-export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
-  const cached = capabilitiesCache.get(snapshot)
-  if (cached !== undefined) return cached
-  const caps = deriveCapabilities(server, snapshot)
-  capabilitiesCache.set(snapshot, caps)
-  return caps
-}
-
-const deriveCapabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
-  const caps: Record<string, Record<string, unknown>> = {}
-  const listChanged = server.options.listChanged === true ? { listChanged: true } : {}
-  if (snapshot.tools.length > 0) caps.tools = { ...listChanged }
-  if (snapshot.resources.length > 0 || snapshot.templates.length > 0 || snapshot.skills.length > 0) {
-    caps.resources = { ...(server.options.subscribe === true ? { subscribe: true } : {}), ...listChanged }
-  }
-  if (snapshot.prompts.length > 0) caps.prompts = { ...listChanged }
-  const completes = snapshot.prompts.some((p) => p.def.complete !== undefined) ||
-    snapshot.templates.some((t) => t.def.complete !== undefined)
-  if (completes) caps.completions = {}
-  if (server.options.logging === true) caps.logging = {}
-  // Skills extension (SEP-2640): declared only when skills are served; settings inline.
-  if (snapshot.skills.length > 0) caps.extensions = { [Skill.EXTENSION_ID]: { directoryRead: true } }
-  // Tasks extension (SEP-2663): declared when the `tasks` option is set; no settings.
-  if (server.tasks !== undefined) caps.extensions = { ...caps.extensions, [Task.EXTENSION_ID]: {} }
-  return caps
-}
 
 // ---------------------------------------------------------------------------------------------
 // eras and request metadata
