@@ -9,7 +9,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 import type * as Resource from "../../Resource.js"
-import { decodeParams, fail, type Failure } from "./failure.js"
+import { fail, type Failure } from "./failure.js"
 import { liftIn } from "./requestContext.js"
 import type * as Defs from "./snapshot.js"
 
@@ -17,13 +17,24 @@ const { McpError } = JsonRpc
 
 const MAX_COMPLETIONS = 100
 
+/** What a completion function (`Resource.Complete`) may return: the values, or the values with `total` / `hasMore`. */
+type Completions =
+  | ReadonlyArray<string>
+  | { readonly values: ReadonlyArray<string>; readonly total?: number; readonly hasMore?: boolean }
+
+const isValueList = (out: Completions): out is ReadonlyArray<string> => Array.isArray(out)
+
+/**
+ * `completion/complete`: the completion function of a prompt's or a resource template's argument
+ * (none: no values); an unknown prompt, or a URI that is neither a template nor a resource, is
+ * -32602. At most 100 values go out (the spec's limit); `total` and `hasMore` then say there are more.
+ */
 export const complete = (
   snapshot: Defs.Snapshot,
-  params: JsonRpc.JsonObject,
+  { argument, context, ref }: typeof McpSchema.CompleteParams.Type,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
+): Effect.Effect<McpSchema.CompleteResult, Failure | InputRequired> =>
   Effect.gen(function*() {
-    const { argument, context, ref } = yield* decodeParams(McpSchema.CompleteParams, params)
     let completers: Readonly<Record<string, Resource.Complete>> | undefined
     if (ref.type === "ref/prompt") {
       const prompt = snapshot.promptsByName.get(ref.name)
@@ -43,9 +54,9 @@ export const complete = (
     const out = yield* liftIn(ctx, () => fn(argument.value, context?.arguments ?? {}, ctx)).pipe(
       Effect.catchTag("McpError", (e) => fail(e))
     )
-    const values = Array.isArray(out) ? out : (out as { readonly values: ReadonlyArray<string> }).values
-    const total = Array.isArray(out) ? undefined : (out as { readonly total?: number }).total
-    const hasMore = Array.isArray(out) ? undefined : (out as { readonly hasMore?: boolean }).hasMore
+    const values = isValueList(out) ? out : out.values
+    const total = isValueList(out) ? undefined : out.total
+    const hasMore = isValueList(out) ? undefined : out.hasMore
     if (values.length > MAX_COMPLETIONS) {
       return {
         completion: {

@@ -5,7 +5,6 @@
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
 
 const { McpError } = JsonRpc
@@ -46,9 +45,3 @@ export const invalidParamsFrom = (e: ParseResult.ParseError): McpError =>
   McpError.invalidParams(`Invalid params: ${ParseResult.TreeFormatter.formatErrorSync(e).split("\n").join(" ")}`, {
     issues: ParseResult.ArrayFormatter.formatErrorSync(e).map((i) => ({ path: i.path.map(String), message: i.message }))
   })
-
-export const decodeParams = <A, I>(
-  schema: Schema.Schema<A, I>,
-  params: JsonRpc.JsonObject
-): Effect.Effect<A, Failure> =>
-  Schema.decodeUnknown(schema)(params).pipe(Effect.mapError((e) => new Failure(invalidParamsFrom(e), 200)))

@@ -26,12 +26,6 @@ export interface MrtrInput {
   readonly args: unknown
 }
 
-export const MRTR_METHODS: ReadonlySet<string> = new Set([
-  McpSchema.Method.toolsCall,
-  McpSchema.Method.promptsGet,
-  McpSchema.Method.resourcesRead
-])
-
 const targetOf = (request: JsonRpc.Request): { readonly target: string; readonly args: unknown } => {
   const params = request.params ?? {}
   if (request.method === McpSchema.Method.resourcesRead) {

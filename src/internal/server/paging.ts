@@ -3,12 +3,11 @@
  * (MCP 2026-07-28, Server Utilities, Pagination).
  * @internal
  */
-import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
-import * as McpSchema from "../../McpSchema.js"
-import { decodeParams, fail, type Failure } from "./failure.js"
+import { Failure } from "./failure.js"
 import type { Server } from "./model.js"
 import type * as Defs from "./snapshot.js"
 
@@ -29,32 +28,44 @@ const decodeCursor = (
   }
 }
 
-export const page = <A>(
+/** One page of a list: its items, and the cursor of the next page when there is one. */
+export interface Page<B> {
+  readonly items: ReadonlyArray<B>
+  readonly nextCursor: string | undefined
+}
+
+/**
+ * The page of `items` that `cursor` points at (the first page without one), each item shown by
+ * `wire`. A cursor is bound to its list (`key`) and to the snapshot's revision: one from another
+ * list or an older revision is -32602 "Invalid cursor", never a silently shifted page.
+ */
+export const page = <A, B>(
   server: Server,
   snapshot: Defs.Snapshot,
-  params: JsonRpc.JsonObject,
+  cursor: string | undefined,
   items: ReadonlyArray<A>,
   key: string,
-  wire: (a: A) => unknown,
-  field: string = key
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
-  Effect.gen(function*() {
-    const { cursor } = yield* decodeParams(McpSchema.PaginatedParams, params)
-    let offset = 0
-    if (cursor !== undefined) {
-      const decoded = decodeCursor(cursor)
-      if (
-        Option.isNone(decoded) || decoded.value.k !== key || decoded.value.r !== snapshot.revision ||
-        decoded.value.o > items.length
-      ) {
-        return yield* fail(McpError.invalidParams("Invalid cursor", { cursor }))
-      }
-      offset = decoded.value.o
+  wire: (a: A) => B
+): Either.Either<Page<B>, Failure> => {
+  let offset = 0
+  if (cursor !== undefined) {
+    const decoded = decodeCursor(cursor)
+    if (
+      Option.isNone(decoded) || decoded.value.k !== key || decoded.value.r !== snapshot.revision ||
+      decoded.value.o > items.length
+    ) {
+      return Either.left(new Failure(McpError.invalidParams("Invalid cursor", { cursor })))
     }
-    const size = Math.max(1, server.options.pageSize ?? 100)
-    const slice = items.slice(offset, offset + size).map(wire)
-    const next = offset + size
-    return next < items.length
-      ? { [field]: slice, nextCursor: encodeCursor(key, snapshot.revision, next) }
-      : { [field]: slice }
+    offset = decoded.value.o
+  }
+  const size = Math.max(1, server.options.pageSize ?? 100)
+  const next = offset + size
+  return Either.right({
+    items: items.slice(offset, next).map(wire),
+    nextCursor: next < items.length ? encodeCursor(key, snapshot.revision, next) : undefined
   })
+}
+
+/** The `nextCursor` field of a list result: present only when there is a next page. */
+export const nextCursor = <B>(p: Page<B>): { readonly nextCursor?: string } =>
+  p.nextCursor === undefined ? {} : { nextCursor: p.nextCursor }

@@ -1,10 +1,12 @@
 /**
- * `tools/call`: argument validation, the tool's handler, result and error mapping, output-schema
- * checks, and the legacy shapes of tools (MCP 2026-07-28, Server Features, Tools).
+ * Tools (MCP 2026-07-28, Server Features, Tools): `tools/list`, and `tools/call` (argument
+ * validation, the tool's handler, result and error mapping, output-schema checks), with the legacy
+ * shapes of tools and results.
  * @internal
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Content from "../../Content.js"
@@ -13,9 +15,11 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as JsonSchema from "../../JsonSchema.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
+import type * as Task from "../../Task.js"
 import type * as Tool from "../../Tool.js"
-import { fail, type Failure } from "./failure.js"
+import { fail, Failure } from "./failure.js"
 import type { Server } from "./model.js"
+import { nextCursor, page } from "./paging.js"
 import { liftIn } from "./requestContext.js"
 import type * as Defs from "./snapshot.js"
 import * as Tasks from "./tasks.js"
@@ -27,16 +31,51 @@ const errorResult = (text: string): McpSchema.CallToolResult => ({ content: [Con
 const validatorOf = (server: Server): JsonSchema.Validator | undefined =>
   server.options.validate === false ? undefined : server.options.validator ?? JsonSchema.validate
 
+/**
+ * `tools/list`, paged. A legacy caller does not see an `outputSchema` whose root is not an object
+ * (see `legacyTool`).
+ */
+export const listTools = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  { cursor }: typeof McpSchema.PaginatedParams.Type,
+  ctx: RequestContextShape
+): Either.Either<McpSchema.ListToolsResult, Failure> =>
+  Either.map(
+    page(server, snapshot, cursor, snapshot.tools, "tools", (t) => ctx.era === "legacy" ? legacyTool(t.wire) : t.wire),
+    (p) => ({ tools: p.items, ...nextCursor(p) })
+  )
+
+/** `tools/call` params once `name` is known to be a string (`arguments` is checked after the lookup). */
+export type CallParams = JsonRpc.JsonObject & { readonly name: string }
+
+/**
+ * The `tools/call` params decoder: a guard, not a Schema decode (this is the hot path; the params
+ * object is passed on as it is). Only `name` is checked here: an unknown tool is reported before
+ * malformed `arguments`.
+ */
+export const decodeCallParams = (params: JsonRpc.JsonObject): Either.Either<CallParams, Failure> =>
+  isCallParams(params)
+    ? Either.right(params)
+    : Either.left(new Failure(McpError.invalidParams("Invalid params: name must be a string")))
+
+const isCallParams = (params: JsonRpc.JsonObject): params is CallParams => typeof params.name === "string"
+
+/**
+ * `tools/call` (MCP 2026-07-28, Server Features, Tools): finds the tool (or takes `found`, the
+ * tool the caller already looked up by this name), validates the arguments against its input
+ * schema (a failure is an `isError` result), and runs it, or starts a task (Tasks extension).
+ */
 export const callTool = (
   server: Server,
   snapshot: Defs.Snapshot,
-  params: JsonRpc.JsonObject,
-  ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
+  params: CallParams,
+  ctx: RequestContextShape,
+  found?: Defs.CompiledTool
+): Effect.Effect<McpSchema.CallToolResult | Task.CreateTaskResult, Failure | InputRequired> => {
   const name = params.name
-  if (typeof name !== "string") return fail(McpError.invalidParams("Invalid params: name must be a string"))
   const rawArgs = params.arguments
-  const tool = snapshot.toolsByName.get(name)
+  const tool = found !== undefined && found.def.name === name ? found : snapshot.toolsByName.get(name)
   if (tool === undefined) return fail(McpError.invalidParams(`Unknown tool: ${name}`, { name }))
   if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {
     return fail(McpError.invalidParams("Invalid params: arguments must be an object"))
@@ -57,7 +96,8 @@ export const callTool = (
       ctx,
       (c: RequestContextShape) => runTool(server, tool, args, c)
     ),
-    (task) => Option.isSome(task) ? Effect.succeed(task.value) : runTool(server, tool, args, ctx)
+    (task): Effect.Effect<McpSchema.CallToolResult | Task.CreateTaskResult, Failure | InputRequired> =>
+      Option.isSome(task) ? Effect.succeed(task.value) : runTool(server, tool, args, ctx)
   )
 }
 
@@ -67,7 +107,7 @@ const runTool = (
   tool: Defs.CompiledTool,
   args: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
+): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> => {
   const name = tool.def.name
   const validator = validatorOf(server)
   return liftIn(ctx, () => tool.def.handler(args, ctx)).pipe(
@@ -102,7 +142,7 @@ const checkToolResult = (
   tool: Defs.CompiledTool,
   ctx: RequestContextShape,
   result: McpSchema.CallToolResult
-): Effect.Effect<JsonRpc.JsonObject> => {
+): Effect.Effect<McpSchema.CallToolResult> => {
   if (validator !== undefined && tool.def.outputSchema !== undefined && result.isError !== true) {
     const issues = result.structuredContent === undefined
       ? [{ path: "", message: "structuredContent is missing" }]
@@ -116,7 +156,8 @@ const checkToolResult = (
       )
     }
   }
-  // Legacy revisions require an object `structuredContent` (protocol.md §24.5).
+  // Legacy revisions require an object `structuredContent` (MCP 2025-11-25, Server Features, Tools,
+  // Structured Content).
   if (ctx.era === "legacy" && result.structuredContent !== undefined && !JsonRpc.isObject(result.structuredContent)) {
     const { structuredContent: _dropped, ...rest } = result
     return Effect.succeed(rest)
