@@ -157,7 +157,10 @@ const subscribes = (caps: McpSchema.ServerCapabilities): boolean => caps.resourc
 
 const servesTasks = (caps: McpSchema.ServerCapabilities): boolean => caps.extensions?.[Task.EXTENSION_ID] !== undefined
 
-/** A `tasks/*` method: modern, served when the `tasks` option is set, the extension declared by the request. */
+/**
+ * A `tasks/*` method: modern, served when the `tasks` option is set (its capability says so; the
+ * handler still narrows `server.tasks`), the extension declared by the request.
+ */
 const taskMethod = <P, A>(
   params: (params: JsonRpc.JsonObject) => Either.Either<P, Failure>,
   run: (runtime: Tasks.Runtime, params: P, ctx: RequestContextShape) => Effect.Effect<A, Failure>
