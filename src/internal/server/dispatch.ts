@@ -261,11 +261,13 @@ const handleModern = (
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const era = modernEra(server, meta)
   if (era instanceof Failure) return Effect.fail(era)
+  // tools/call over HTTP: the tool the header check needs is handed on to the handler (found once).
+  const name = request.params?.name
+  const tool = options.headers !== undefined && request.method === McpSchema.Method.toolsCall &&
+      typeof name === "string"
+    ? snapshot.toolsByName.get(name)
+    : undefined
   if (options.headers !== undefined) {
-    const params = request.params ?? {}
-    const tool = request.method === McpSchema.Method.toolsCall && typeof params.name === "string"
-      ? snapshot.tools.find((t) => t.def.name === params.name)
-      : undefined
     const mismatch = HeaderRules.check(request, options.headers, tool?.inputSchema)
     if (Option.isSome(mismatch)) return fail(mismatch.value, 400)
   }
@@ -276,7 +278,7 @@ const handleModern = (
     return fail(McpError.methodNotFound(request.method), 404)
   }
   return Effect.map(
-    route(server, snapshot, request, era, options, span),
+    route(server, snapshot, request, era, options, span, tool),
     (result) => modernResult(server, request.method, result)
   )
 }
