@@ -1,6 +1,6 @@
 /**
  * `completion/complete`: argument completions of prompts and resource templates (MCP 2026-07-28,
- * Server Utilities, Completion).
+ * Completion).
  * @internal
  */
 import * as Effect from "effect/Effect"

@@ -58,7 +58,7 @@ export interface Entry<A> {
   readonly eras: Eras
   /** May the handler answer `input_required` (modern requests only; MCP 2026-07-28, Multi Round-Trip Requests)? */
   readonly mrtr: boolean
-  /** Does a modern result carry `ttlMs` and `cacheScope` (MCP 2026-07-28, Server Utilities, Caching)? */
+  /** Does a modern result carry `ttlMs` and `cacheScope` (MCP 2026-07-28, Caching)? */
   readonly cacheable: boolean
   /** Is the method served with these capabilities (else -32601, HTTP 404)? */
   readonly gate: (caps: McpSchema.ServerCapabilities) => boolean
@@ -180,7 +180,7 @@ const setLevel = (options: DispatchOptions, level: McpSchema.LoggingLevel): Effe
     : Effect.as(Ref.update(options.session.state, (s) => s === undefined ? s : { ...s, logLevel: level }), {})
 
 /**
- * The methods. Gates follow the derived capabilities (MCP 2026-07-28, Server Features): a kind
+ * The methods. Gates follow the derived capabilities (MCP 2026-07-28, Discover › Capabilities): a kind
  * with no definitions is not advertised, and its methods are -32601.
  */
 export const table: Table = {

@@ -1,5 +1,5 @@
 /**
- * Multi round-trip requests (MCP 2026-07-28, Patterns, Multi Round-Trip Requests): the answers and
+ * Multi round-trip requests (MCP 2026-07-28, Multi Round-Trip Requests): the answers and
  * the signed `requestState` a retried request carries, and the `input_required` result that asks.
  * @internal
  */

@@ -1,6 +1,6 @@
 /**
  * Pagination of list results: opaque cursors bound to the snapshot revision they were cut from
- * (MCP 2026-07-28, Server Utilities, Pagination).
+ * (MCP 2026-07-28, Pagination).
  * @internal
  */
 import * as Either from "effect/Either"

@@ -1,5 +1,5 @@
 /**
- * Prompts (MCP 2026-07-28, Server Features, Prompts): `prompts/list`, and `prompts/get` (required
+ * Prompts (MCP 2026-07-28, Prompts): `prompts/list`, and `prompts/get` (required
  * arguments, the prompt's handler and its messages).
  * @internal
  */

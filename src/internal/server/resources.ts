@@ -1,5 +1,5 @@
 /**
- * Resources (MCP 2026-07-28, Server Features, Resources): `resources/list`,
+ * Resources (MCP 2026-07-28, Resources): `resources/list`,
  * `resources/templates/list`, `resources/read` (static resources, templates and skill files), and
  * the Skills extension's `skills/list`, `skills/get` and `resources/directory/read` (SEP-2640).
  * @internal
@@ -77,7 +77,7 @@ export const listTemplates = (
 /**
  * `resources/read`: a skill's file, else the static resource at `uri`, else the first template
  * that matches it; nothing (or a handler yielding nothing) is -32602 "Resource not found" with
- * `data.uri` (MCP 2026-07-28, Server Features, Resources, Error Handling).
+ * `data.uri` (MCP 2026-07-28, Resources › Error Handling).
  */
 export const readResource = (
   snapshot: Defs.Snapshot,

@@ -125,7 +125,7 @@ const settle = (
     : inputRequiredResult(call.server, call.request, mrtr, call.ctx, e)
 
 /**
- * A modern result (MCP 2026-07-28, Basic Protocol, Results): `resultType` (`"complete"` unless the
+ * A modern result (MCP 2026-07-28, Overview › ResultType; Caching): `resultType` (`"complete"` unless the
  * handler set one), the server's info under its `_meta` key, and, for a cacheable method's complete
  * result, the caching hints `ttlMs` and `cacheScope`.
  */

@@ -75,7 +75,7 @@ const coalesced = (queue: Queue.Dequeue<ChangeEvent>): Stream.Stream<ChangeEvent
   }))
 
 /**
- * `subscriptions/listen` (MCP 2026-07-28, Patterns, Subscriptions): ack first (what is honoured
+ * `subscriptions/listen` (MCP 2026-07-28, Subscriptions): ack first (what is honoured
  * of what was asked), then matching changes, until cancel or shutdown; the result carries the
  * subscription id.
  */

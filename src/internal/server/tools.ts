@@ -1,5 +1,5 @@
 /**
- * Tools (MCP 2026-07-28, Server Features, Tools): `tools/list`, and `tools/call` (argument
+ * Tools (MCP 2026-07-28, Tools): `tools/list`, and `tools/call` (argument
  * validation, the tool's handler, result and error mapping, output-schema checks), with the legacy
  * shapes of tools and results.
  * @internal
@@ -62,7 +62,7 @@ export const decodeCallParams = (params: JsonRpc.JsonObject): Either.Either<Call
 const isCallParams = (params: JsonRpc.JsonObject): params is CallParams => typeof params.name === "string"
 
 /**
- * `tools/call` (MCP 2026-07-28, Server Features, Tools): finds the tool (or takes `found`, the
+ * `tools/call` (MCP 2026-07-28, Tools): finds the tool (or takes `found`, the
  * tool the caller already looked up by this name), validates the arguments against its input
  * schema (a failure is an `isError` result), and runs it, or starts a task (Tasks extension).
  */
@@ -156,7 +156,7 @@ const checkToolResult = (
       )
     }
   }
-  // Legacy revisions require an object `structuredContent` (MCP 2025-11-25, Server Features, Tools,
+  // Legacy revisions require an object `structuredContent` (MCP 2025-11-25, Tools ›
   // Structured Content).
   if (ctx.era === "legacy" && result.structuredContent !== undefined && !JsonRpc.isObject(result.structuredContent)) {
     const { structuredContent: _dropped, ...rest } = result
