@@ -69,7 +69,8 @@ export const MetaKey = {
 } as const
 
 /**
- * Method names, as the spec spells them.
+ * Method and notification names, as the spec spells them (the Skills and Tasks extensions' own
+ * methods are `Skill.Method` and `Task.Method`).
  *
  * @since 0.1.0
  * @category symbols
@@ -93,7 +94,12 @@ export const Method = {
   subscriptionsListen: "subscriptions/listen",
   cancelled: "notifications/cancelled",
   progress: "notifications/progress",
-  message: "notifications/message"
+  message: "notifications/message",
+  toolsListChanged: "notifications/tools/list_changed",
+  promptsListChanged: "notifications/prompts/list_changed",
+  resourcesListChanged: "notifications/resources/list_changed",
+  resourcesUpdated: "notifications/resources/updated",
+  subscriptionsAcknowledged: "notifications/subscriptions/acknowledged"
 } as const
 
 /**
@@ -577,6 +583,22 @@ export const ClientCapabilities = Schema.Struct({
 export type ClientCapabilities = typeof ClientCapabilities.Type
 
 /**
+ * `EmptyResult`: a result with nothing but the common fields (`_meta`; `resultType` from
+ * 2026-07-28 on, which the server adds): `ping`, `logging/setLevel`, `resources/subscribe`,
+ * `resources/unsubscribe`, `subscriptions/listen` (its `_meta` carries the subscription id).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const EmptyResult = Schema.Struct({ _meta: Schema.optional(OpenRecord) }, OpenRecord)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type EmptyResult = typeof EmptyResult.Type
+
+/**
  * `DiscoverResult` (2026-07-28).
  *
  * @since 0.1.0
@@ -587,6 +609,12 @@ export const DiscoverResult = Schema.Struct({
   capabilities: ServerCapabilities,
   instructions: Schema.optional(Schema.String)
 }, OpenRecord)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type DiscoverResult = typeof DiscoverResult.Type
 
 /**
  * `InitializeResult` (legacy).
@@ -601,6 +629,12 @@ export const InitializeResult = Schema.Struct({
   instructions: Schema.optional(Schema.String)
 }, OpenRecord)
 
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type InitializeResult = typeof InitializeResult.Type
+
 const paginated = { nextCursor: Schema.optional(Schema.String) }
 
 /**
@@ -612,12 +646,24 @@ const paginated = { nextCursor: Schema.optional(Schema.String) }
 export const ListToolsResult = Schema.Struct({ tools: Schema.Array(Tool), ...paginated }, OpenRecord)
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type ListToolsResult = typeof ListToolsResult.Type
+
+/**
  * `ListResourcesResult`.
  *
  * @since 0.1.0
  * @category models
  */
 export const ListResourcesResult = Schema.Struct({ resources: Schema.Array(Resource), ...paginated }, OpenRecord)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ListResourcesResult = typeof ListResourcesResult.Type
 
 /**
  * `ListResourceTemplatesResult`.
@@ -631,12 +677,24 @@ export const ListResourceTemplatesResult = Schema.Struct(
 )
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
+
+/**
  * `ListPromptsResult`.
  *
  * @since 0.1.0
  * @category models
  */
 export const ListPromptsResult = Schema.Struct({ prompts: Schema.Array(Prompt), ...paginated }, OpenRecord)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ListPromptsResult = typeof ListPromptsResult.Type
 
 // ---------------------------------------------------------------------------------------------
 // Request params (decoded by the server)

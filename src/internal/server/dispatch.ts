@@ -4,31 +4,21 @@
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Tracer from "effect/Tracer"
-import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
-import { type RequestContextShape } from "../../RequestContext.js"
 import * as HeaderRules from "./headerAgreement.js"
-import * as InputState from "./requestState.js"
 import * as Defs from "./snapshot.js"
 
-import * as Task from "../../Task.js"
-import * as Skill from "../skill/build.js"
-import { decodeParams, fail, Failure, invalidParamsFrom } from "./failure.js"
-import { callTool, complete, getPrompt, getSkill, legacyTool, page, readDirectory, readResource } from "./handlers.js"
-import type { AnyOptions, ChangeEvent, DispatchOptions, Headers, Options, Reply, Server, Session } from "./model.js"
-import { inputRequiredResult, makeContext, MRTR_METHODS, type MrtrInput, mrtrInput } from "./requestContext.js"
-import { listen, subscribe } from "./subscriptions.js"
-import * as Tasks from "./tasks.js"
-import * as Visibility from "./visibility.js"
+import { fail, Failure, invalidParamsFrom } from "./failure.js"
+import { capabilities } from "./make.js"
+import type { DispatchOptions, Headers, Reply, Server, Session } from "./model.js"
+import { modernResult, route } from "./route.js"
 export { statusOf } from "./failure.js"
 export {
   addPrompt,
@@ -42,74 +32,11 @@ export {
   removeSkill,
   removeTool
 } from "./liveChanges.js"
+export { capabilities, make } from "./make.js"
 export * from "./model.js"
 export { listChanged, resourceUpdated, sessionNotifications, shutdown } from "./subscriptions.js"
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
-
-/**
- * Builds a server and captures its environment (`Effect.context`): dispatch provides it to every
- * request, beneath the request's own environment and what the middlewares provide. `McpServer.make` types what that environment must hold; here the
- * definitions' service types are erased.
- */
-export const make = <S = never>(typed: AnyOptions): Effect.Effect<Server<S>, Defs.DefinitionError> =>
-  Effect.gen(function*() {
-    const options = typed as Options
-    const context = yield* Effect.context<never>()
-    const skills = yield* Effect.forEach(options.skills ?? [], Defs.compileSkill)
-    const snapshot = yield* Defs.build({ ...options, skills }, 1)
-    const state = yield* SubscriptionRef.make(snapshot)
-    const events = yield* PubSub.unbounded<ChangeEvent>()
-    const shutdown = yield* Deferred.make<void>()
-    const versions = McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v))
-    const info: McpSchema.Implementation = {
-      name: options.name,
-      version: options.version,
-      ...(options.title === undefined ? {} : { title: options.title }),
-      ...(options.description === undefined ? {} : { description: options.description }),
-      ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
-      ...(options.icons === undefined ? {} : { icons: options.icons })
-    }
-    const stateKeys = options.inputState?.keys !== undefined && options.inputState.keys.length > 0
-      ? options.inputState.keys
-      : [InputState.randomSecret()]
-    const tasks = options.tasks === undefined ? undefined : yield* Tasks.makeRuntime(options.tasks, shutdown)
-    return { info, options, context, versions, state, events, shutdown, stateKeys, tasks }
-  })
-
-// ---------------------------------------------------------------------------------------------
-// capabilities
-// ---------------------------------------------------------------------------------------------
-
-/** Capabilities per snapshot: derived once, not on every request (a snapshot never changes). */
-const capabilitiesCache = new WeakMap<Defs.Snapshot, McpSchema.ServerCapabilities>()
-
-export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
-  const cached = capabilitiesCache.get(snapshot)
-  if (cached !== undefined) return cached
-  const caps = deriveCapabilities(server, snapshot)
-  capabilitiesCache.set(snapshot, caps)
-  return caps
-}
-
-const deriveCapabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
-  const caps: Record<string, Record<string, unknown>> = {}
-  const listChanged = server.options.listChanged === true ? { listChanged: true } : {}
-  if (snapshot.tools.length > 0) caps.tools = { ...listChanged }
-  if (snapshot.resources.length > 0 || snapshot.templates.length > 0 || snapshot.skills.length > 0) {
-    caps.resources = { ...(server.options.subscribe === true ? { subscribe: true } : {}), ...listChanged }
-  }
-  if (snapshot.prompts.length > 0) caps.prompts = { ...listChanged }
-  const completes = snapshot.prompts.some((p) => p.def.complete !== undefined) ||
-    snapshot.templates.some((t) => t.def.complete !== undefined)
-  if (completes) caps.completions = {}
-  if (server.options.logging === true) caps.logging = {}
-  // Skills extension (SEP-2640): declared only when skills are served; settings inline.
-  if (snapshot.skills.length > 0) caps.extensions = { [Skill.EXTENSION_ID]: { directoryRead: true } }
-  // Tasks extension (SEP-2663): declared when the `tasks` option is set; no settings.
-  if (server.tasks !== undefined) caps.extensions = { ...caps.extensions, [Task.EXTENSION_ID]: {} }
-  return caps
-}
 
 // ---------------------------------------------------------------------------------------------
 // eras and request metadata
@@ -334,11 +261,13 @@ const handleModern = (
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const era = modernEra(server, meta)
   if (era instanceof Failure) return Effect.fail(era)
+  // tools/call over HTTP: the tool the header check needs is handed on to the handler (found once).
+  const name = request.params?.name
+  const tool = options.headers !== undefined && request.method === McpSchema.Method.toolsCall &&
+      typeof name === "string"
+    ? snapshot.toolsByName.get(name)
+    : undefined
   if (options.headers !== undefined) {
-    const params = request.params ?? {}
-    const tool = request.method === McpSchema.Method.toolsCall && typeof params.name === "string"
-      ? snapshot.tools.find((t) => t.def.name === params.name)
-      : undefined
     const mismatch = HeaderRules.check(request, options.headers, tool?.inputSchema)
     if (Option.isSome(mismatch)) return fail(mismatch.value, 400)
   }
@@ -349,7 +278,7 @@ const handleModern = (
     return fail(McpError.methodNotFound(request.method), 404)
   }
   return Effect.map(
-    route(server, snapshot, request, era, options, span),
+    route(server, snapshot, request, era, options, span, tool),
     (result) => modernResult(server, request.method, result)
   )
 }
@@ -433,228 +362,6 @@ const initialize = (
       ...(server.options.instructions === undefined ? {} : { instructions: server.options.instructions })
     }
   })
-
-const CACHEABLE: ReadonlySet<string> = new Set([
-  McpSchema.Method.discover,
-  McpSchema.Method.toolsList,
-  McpSchema.Method.promptsList,
-  McpSchema.Method.resourcesList,
-  Skill.Method.list,
-  Skill.Method.get,
-  Skill.Method.directoryRead,
-  McpSchema.Method.resourcesTemplatesList,
-  McpSchema.Method.resourcesRead
-])
-
-const modernResult = (server: Server, method: string, result: JsonRpc.JsonObject): JsonRpc.JsonObject => {
-  const meta = JsonRpc.isObject(result._meta) ? result._meta : {}
-  const out: Record<string, unknown> = {
-    resultType: "complete",
-    ...result,
-    _meta: { ...meta, [McpSchema.MetaKey.serverInfo]: server.info }
-  }
-  if (CACHEABLE.has(method) && out.resultType === "complete") {
-    out.ttlMs = Math.max(0, Math.floor(server.options.cache?.ttlMs ?? 0))
-    out.cacheScope = server.options.cache?.scope ?? "private"
-  }
-  return out
-}
-
-const route = (
-  server: Server,
-  snapshot: Defs.Snapshot,
-  request: JsonRpc.Request,
-  era: Era,
-  options: DispatchOptions,
-  span: Tracer.Span
-): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  const mrtr = era.era === "modern" && MRTR_METHODS.has(request.method)
-    ? mrtrInput(server, request)
-    : undefined
-  if (mrtr instanceof Failure) return Effect.fail(mrtr)
-  if (Effect.isEffect(mrtr)) {
-    return Effect.flatMap(mrtr, (input) => routeIn(server, snapshot, request, era, options, span, input))
-  }
-  return routeIn(server, snapshot, request, era, options, span, mrtr)
-}
-
-const routeIn = (
-  server: Server,
-  snapshot: Defs.Snapshot,
-  request: JsonRpc.Request,
-  era: Era,
-  options: DispatchOptions,
-  span: Tracer.Span,
-  mrtr: MrtrInput | undefined
-): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  span.attribute("mcp.era", era.era)
-  span.attribute("mcp.protocol_version", era.protocolVersion)
-  const ctx = makeContext(server, request, era, options, mrtr)
-  return snapshot.hasVisibility
-    ? Effect.flatMap(
-      Visibility.view(snapshot, ctx),
-      (view) => runRoute(server, snapshot, view, request, options, ctx, mrtr)
-    )
-    : runRoute(server, snapshot, snapshot, request, options, ctx, mrtr)
-}
-
-const runRoute = (
-  server: Server,
-  full: Defs.Snapshot,
-  view: Defs.Snapshot,
-  request: JsonRpc.Request,
-  options: DispatchOptions,
-  ctx: RequestContextShape,
-  mrtr: MrtrInput | undefined
-): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  const handled = routeWith(server, full, view, request, options, ctx)
-  const middleware = server.options.middleware ?? []
-  const chain: Effect.Effect<JsonRpc.JsonObject, Failure | McpError | InputRequired> = middleware.length === 0
-    ? handled
-    : middleware.reduceRight<
-      Effect.Effect<JsonRpc.JsonObject, McpError | InputRequired>
-    >(
-      (next, mw) => mw({ method: request.method, params: request.params ?? {}, ctx }, next),
-      handled.pipe(Effect.catchIf((e): e is Failure => e instanceof Failure, (f) => Effect.fail(f.error)))
-    )
-  return Effect.catchAll(chain, (e) => settle(server, request, ctx, mrtr, e))
-}
-
-/**
- * How a routed request's error leaves: a `Failure` with its error's own status (as an `McpError`
- * through the middleware would); `input_required` becomes the result that asks for input.
- */
-const settle = (
-  server: Server,
-  request: JsonRpc.Request,
-  ctx: RequestContextShape,
-  mrtr: MrtrInput | undefined,
-  e: Failure | McpError | InputRequired
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
-  e instanceof Failure
-    ? fail(e.error)
-    : e._tag === "McpError"
-    ? fail(e)
-    : mrtr === undefined
-    ? fail(McpError.internalError(`input_required is not allowed on ${request.method}`))
-    : inputRequiredResult(server, request, mrtr, ctx, e)
-
-/** Runs a method's handler only when the capability it belongs to is declared (else -32601, 404). */
-const gate = (caps: McpSchema.ServerCapabilities, method: string) =>
-(
-  capability: keyof McpSchema.ServerCapabilities,
-  run: () => Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired>
-): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> =>
-  caps[capability] === undefined ? fail(McpError.methodNotFound(method), 404) : run()
-
-/**
- * Routes by method. `full` is the whole snapshot (capabilities are derived from it); `snapshot` is
- * the caller's view (hidden definitions filtered out), which every handler works on, so a hidden
- * definition is absent from lists and unknown when named.
- */
-const routeWith = (
-  server: Server,
-  full: Defs.Snapshot,
-  snapshot: Defs.Snapshot,
-  request: JsonRpc.Request,
-  options: DispatchOptions,
-  ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
-  const params = request.params ?? {}
-  const caps = capabilities(server, full)
-  const gated = gate(caps, request.method)
-  switch (request.method) {
-    case McpSchema.Method.discover:
-      return Effect.succeed({
-        supportedVersions: server.versions,
-        capabilities: caps,
-        ...(server.options.instructions === undefined ? {} : { instructions: server.options.instructions })
-      })
-    case McpSchema.Method.ping:
-      return Effect.succeed({})
-    case McpSchema.Method.toolsList:
-      return gated(
-        "tools",
-        () =>
-          page(
-            server,
-            snapshot,
-            params,
-            snapshot.tools,
-            "tools",
-            (t) => ctx.era === "legacy" ? legacyTool(t.wire) : t.wire
-          )
-      )
-    case McpSchema.Method.toolsCall:
-      return gated("tools", () => callTool(server, snapshot, params, ctx))
-    case McpSchema.Method.resourcesList:
-      return gated("resources", () =>
-        page(
-          server,
-          snapshot,
-          params,
-          [
-            ...snapshot.resources.map((r) => r.wire),
-            ...snapshot.skills.filter((s) => !s.skill.unlisted).map((s) => s.wire)
-          ],
-          "resources",
-          (r) => r
-        ))
-    case McpSchema.Method.resourcesTemplatesList:
-      return gated(
-        "resources",
-        () => page(server, snapshot, params, snapshot.templates, "resourceTemplates", (t) => t.wire)
-      )
-    case McpSchema.Method.resourcesRead:
-      return gated("resources", () => readResource(snapshot, params, ctx))
-    case McpSchema.Method.promptsList:
-      return gated("prompts", () => page(server, snapshot, params, snapshot.prompts, "prompts", (p) => p.wire))
-    case McpSchema.Method.promptsGet:
-      return gated("prompts", () => getPrompt(snapshot, params, ctx))
-    case McpSchema.Method.complete:
-      return gated("completions", () => complete(snapshot, params, ctx))
-    case Skill.Method.list:
-      return gated(
-        "extensions",
-        () => page(server, snapshot, params, snapshot.skills.filter((s) => !s.skill.unlisted), "skills", (s) => s.entry)
-      )
-    case Skill.Method.get:
-      return gated("extensions", () => getSkill(snapshot, params))
-    case Skill.Method.directoryRead:
-      return gated("extensions", () => readDirectory(server, snapshot, params))
-    case McpSchema.Method.loggingSetLevel:
-      return gated("logging", () =>
-        decodeParams(McpSchema.SetLevelParams, params).pipe(
-          Effect.tap(({ level }) =>
-            options.session === undefined
-              ? Effect.void
-              : Ref.update(options.session.state, (s) => s === undefined ? s : { ...s, logLevel: level })
-          ),
-          Effect.as({})
-        ))
-    case McpSchema.Method.subscriptionsListen:
-      return caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
-          caps.resources?.listChanged === true || caps.resources?.subscribe === true
-        ? Effect.zipRight(
-          Tasks.checkListen(server.tasks, params, ctx),
-          listen(server, caps, request, ctx, options.shutdown)
-        )
-        : fail(McpError.methodNotFound(request.method), 404)
-    case Task.Method.get:
-    case Task.Method.update:
-    case Task.Method.cancel:
-      return server.tasks === undefined || ctx.era === "legacy"
-        ? fail(McpError.methodNotFound(request.method), 404)
-        : Tasks.handle(server.tasks, request.method, params, ctx)
-    case McpSchema.Method.resourcesSubscribe:
-    case McpSchema.Method.resourcesUnsubscribe:
-      return caps.resources?.subscribe === true
-        ? subscribe(options, params, request.method === McpSchema.Method.resourcesSubscribe)
-        : fail(McpError.methodNotFound(request.method), 404)
-    default:
-      return fail(McpError.methodNotFound(request.method), 404)
-  }
-}
 
 /** The span's first attributes: method, id, and what the request targets (tool / prompt name, resource URI). */
 const spanAttributes = (request: JsonRpc.Request): Record<string, string> => {

@@ -64,16 +64,51 @@ export const compileSkill = (skill: Skill.Skill): Effect.Effect<CompiledSkill> =
   }))
 
 /** @internal */
-export interface Snapshot {
-  readonly revision: number
+export interface CompiledResource {
+  readonly def: Resource.Resource
+  readonly wire: McpSchema.Resource
+}
+
+/** @internal */
+export interface CompiledPrompt {
+  readonly def: Prompt.Prompt
+  readonly wire: McpSchema.Prompt
+}
+
+/** The definitions of a snapshot (or of a caller's view of one), in the order they were added. */
+export interface Definitions {
   readonly tools: ReadonlyArray<CompiledTool>
-  readonly resources: ReadonlyArray<{ readonly def: Resource.Resource; readonly wire: McpSchema.Resource }>
+  readonly resources: ReadonlyArray<CompiledResource>
   readonly templates: ReadonlyArray<CompiledTemplate>
-  readonly prompts: ReadonlyArray<{ readonly def: Prompt.Prompt; readonly wire: McpSchema.Prompt }>
+  readonly prompts: ReadonlyArray<CompiledPrompt>
   readonly skills: ReadonlyArray<CompiledSkill>
+}
+
+/**
+ * Lookups by identity, built once per snapshot (and per caller's view): a request names a tool,
+ * prompt, resource or template and finds it without a linear search.
+ */
+export interface Indexes {
+  readonly toolsByName: ReadonlyMap<string, CompiledTool>
+  readonly promptsByName: ReadonlyMap<string, CompiledPrompt>
+  readonly resourcesByUri: ReadonlyMap<string, CompiledResource>
+  readonly templatesByUriTemplate: ReadonlyMap<string, CompiledTemplate>
+}
+
+/** @internal */
+export interface Snapshot extends Definitions, Indexes {
+  readonly revision: number
   /** Does any definition declare per-caller visibility? (Derived once, when the snapshot is built.) */
   readonly hasVisibility: boolean
 }
+
+/** The lookups of a set of definitions (identities are unique: `build` refuses duplicates). */
+export const indexes = (defs: Definitions): Indexes => ({
+  toolsByName: new Map(defs.tools.map((t) => [t.def.name, t])),
+  promptsByName: new Map(defs.prompts.map((p) => [p.def.name, p])),
+  resourcesByUri: new Map(defs.resources.map((r) => [r.def.uri, r])),
+  templatesByUriTemplate: new Map(defs.templates.map((t) => [t.def.uriTemplate, t]))
+})
 
 /** @internal */
 export const emptySnapshot: Snapshot = {
@@ -83,6 +118,10 @@ export const emptySnapshot: Snapshot = {
   templates: [],
   prompts: [],
   skills: [],
+  toolsByName: new Map(),
+  promptsByName: new Map(),
+  resourcesByUri: new Map(),
+  templatesByUriTemplate: new Map(),
   hasVisibility: false
 }
 
@@ -113,7 +152,7 @@ export const compileTool = (def: Tool.Tool): Either.Either<CompiledTool, Definit
 }
 
 /** @internal */
-export const compileResource = (def: Resource.Resource) => ({
+export const compileResource = (def: Resource.Resource): CompiledResource => ({
   def,
   wire: {
     uri: def.uri,
@@ -138,7 +177,7 @@ export const compileTemplate = (def: Resource.ResourceTemplate): Either.Either<C
   )
 
 /** @internal */
-export const compilePrompt = (def: Prompt.Prompt) => ({
+export const compilePrompt = (def: Prompt.Prompt): CompiledPrompt => ({
   def,
   wire: {
     name: def.name,
@@ -191,5 +230,6 @@ export const build = (defs: {
       templates.some((t) => t.def.visible !== undefined) ||
       prompts.some((p) => p.def.visible !== undefined) ||
       skills.some((s) => s.skill.requiredScopes.length > 0)
-    return { revision, tools, resources, templates, prompts, skills, hasVisibility }
+    const defined = { tools, resources, templates, prompts, skills }
+    return { revision, ...defined, ...indexes(defined), hasVisibility }
   })

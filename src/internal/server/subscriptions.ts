@@ -16,14 +16,14 @@ import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 
 import { startTimer } from "../runtime.js"
-import { decodeParams, type Failure } from "./failure.js"
 import type { ChangeEvent, DispatchOptions, Server, Session } from "./model.js"
 
 // ---------------------------------------------------------------------------------------------
 // subscriptions
 // ---------------------------------------------------------------------------------------------
 
-const Filter = Schema.Struct({
+/** `subscriptions/listen` params: the notifications the client wants. */
+export const ListenParams = Schema.Struct({
   notifications: Schema.Struct({
     toolsListChanged: Schema.optional(Schema.Boolean),
     promptsListChanged: Schema.optional(Schema.Boolean),
@@ -33,13 +33,10 @@ const Filter = Schema.Struct({
 })
 
 const LIST_CHANGED_METHOD = {
-  tools: "notifications/tools/list_changed",
-  prompts: "notifications/prompts/list_changed",
-  resources: "notifications/resources/list_changed"
+  tools: McpSchema.Method.toolsListChanged,
+  prompts: McpSchema.Method.promptsListChanged,
+  resources: McpSchema.Method.resourcesListChanged
 } as const
-
-const RESOURCE_UPDATED = "notifications/resources/updated"
-const ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 
 /**
  * Resolves at the end of the current turn of the event loop (one macrotask, `setTimeout(0)`),
@@ -77,16 +74,20 @@ const coalesced = (queue: Queue.Dequeue<ChangeEvent>): Stream.Stream<ChangeEvent
     return Chunk.unsafeFromArray(out)
   }))
 
-/** `subscriptions/listen` (2026-07-28): ack first, then matching changes, until cancel or shutdown. */
+/**
+ * `subscriptions/listen` (MCP 2026-07-28, Subscriptions): ack first (what is honoured
+ * of what was asked), then matching changes, until cancel or shutdown; the result carries the
+ * subscription id.
+ */
 export const listen = (
   server: Server,
   caps: McpSchema.ServerCapabilities,
   request: JsonRpc.Request,
   ctx: RequestContextShape,
+  { notifications: wanted }: typeof ListenParams.Type,
   transportShutdown?: Deferred.Deferred<void>
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+): Effect.Effect<McpSchema.EmptyResult> =>
   Effect.gen(function*() {
-    const { notifications: wanted } = yield* decodeParams(Filter, request.params ?? {})
     const honoured: {
       toolsListChanged?: true
       promptsListChanged?: true
@@ -116,7 +117,9 @@ export const listen = (
         : honoured.resourcesListChanged === true
     yield* Effect.scoped(Effect.gen(function*() {
       const queue = yield* PubSub.subscribe(server.events)
-      yield* ctx.notify(JsonRpc.notification(ACKNOWLEDGED, { _meta: meta, notifications: honoured }))
+      yield* ctx.notify(
+        JsonRpc.notification(McpSchema.Method.subscriptionsAcknowledged, { _meta: meta, notifications: honoured })
+      )
       const forward = coalesced(queue).pipe(
         Stream.filter(wants),
         Stream.runForEach((e) => ctx.notify(toNotification(e, meta))),
@@ -132,28 +135,30 @@ export const listen = (
 
 const toNotification = (e: ChangeEvent, meta?: JsonRpc.JsonObject): JsonRpc.Notification =>
   e._tag === "ResourceUpdated"
-    ? JsonRpc.notification(RESOURCE_UPDATED, meta === undefined ? { uri: e.uri } : { uri: e.uri, _meta: meta })
+    ? JsonRpc.notification(
+      McpSchema.Method.resourcesUpdated,
+      meta === undefined ? { uri: e.uri } : { uri: e.uri, _meta: meta }
+    )
     : JsonRpc.notification(LIST_CHANGED_METHOD[e.kind], meta === undefined ? undefined : { _meta: meta })
 
 /** Legacy `resources/subscribe` / `resources/unsubscribe`: per-session URI set. */
 export const subscribe = (
   options: DispatchOptions,
-  params: JsonRpc.JsonObject,
+  { uri }: typeof McpSchema.ReadResourceParams.Type,
   on: boolean
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
-  Effect.gen(function*() {
-    const { uri } = yield* decodeParams(McpSchema.ReadResourceParams, params)
-    if (options.session !== undefined) {
-      yield* Ref.update(options.session.state, (s) => {
+): Effect.Effect<McpSchema.EmptyResult> =>
+  options.session === undefined
+    ? Effect.succeed({})
+    : Effect.as(
+      Ref.update(options.session.state, (s) => {
         if (s === undefined) return s
         const next = new Set(s.subscriptions)
         if (on) next.add(uri)
         else next.delete(uri)
         return { ...s, subscriptions: next }
-      })
-    }
-    return {}
-  })
+      }),
+      {}
+    )
 
 /**
  * The unsolicited notifications of a legacy session: `notifications/{tools,prompts,resources}/list_changed`

@@ -16,12 +16,14 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
+import type * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 import * as Task from "../../Task.js"
-import { decodeParams, fail, Failure } from "./failure.js"
+import { fail, type Failure } from "./failure.js"
 import { liftIn } from "./requestContext.js"
 
 const { McpError } = JsonRpc
+type McpError = JsonRpc.McpError
 
 /** Rounds of questions one task may ask before it fails. */
 const MAX_INPUT_ROUNDS = 100
@@ -76,7 +78,7 @@ const missingExtension = () =>
 const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** The wire `Task` (plus the status's payload when `detailed`). */
-export const toWire = (r: Task.TaskRecord, detailed: boolean): JsonRpc.JsonObject => ({
+export const toWire = (r: Task.TaskRecord, detailed: boolean): Task.DetailedTask => ({
   taskId: r.taskId,
   status: r.status,
   ...(r.statusMessage === undefined ? {} : { statusMessage: r.statusMessage }),
@@ -90,7 +92,7 @@ export const toWire = (r: Task.TaskRecord, detailed: boolean): JsonRpc.JsonObjec
 })
 
 /** A tool call run by the dispatcher: `ctx` is the one its handler gets. */
-export type Execute = (ctx: RequestContextShape) => Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired>
+export type Execute = (ctx: RequestContextShape) => Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired>
 
 /**
  * Decides how a tool call runs. `None`: run it in the request as usual. `Some`: a task was
@@ -102,7 +104,7 @@ export const maybeStart = (
   args: JsonRpc.JsonObject,
   ctx: RequestContextShape,
   execute: Execute
-): Effect.Effect<Option.Option<JsonRpc.JsonObject>, Failure | InputRequired> =>
+): Effect.Effect<Option.Option<Task.CreateTaskResult>, Failure | InputRequired> =>
   Effect.gen(function*() {
     if (policy === undefined || policy === "sync") return Option.none()
     const mode = typeof policy === "function"
@@ -132,7 +134,7 @@ export const maybeStart = (
       return yield* fail(McpError.internalError("Too many tasks in progress; try again later"))
     }
     yield* FiberMap.run(runtime.fibers, record.taskId, run(runtime, record, ctx, execute))
-    return Option.some({ resultType: "task", ...toWire(record, false) })
+    return Option.some<Task.CreateTaskResult>({ resultType: "task", ...toWire(record, false) })
   })
 
 const modify = (runtime: Runtime, taskId: string, f: (r: Task.TaskRecord, now: number) => Task.TaskRecord) =>
@@ -191,7 +193,7 @@ const run = (
         return
       }
       const e = outcome.left
-      if (e instanceof Failure) {
+      if (e._tag === "Failure") {
         yield* finish(runtime, taskId, {
           status: "failed",
           statusMessage: e.error.message,
@@ -244,22 +246,29 @@ const run = (
  * the extension: -32021 (SEP-2663 "Task Status Notifications"). A declaring client is
  * acknowledged without `taskIds`: this server sends no `notifications/tasks` (clients poll).
  */
-export const checkListen = (
+export const listenRequires = (
   runtime: Runtime | undefined,
   params: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<void, Failure> =>
+): McpError | undefined =>
   runtime !== undefined && JsonRpc.isObject(params.notifications) && params.notifications.taskIds !== undefined &&
     !declares(ctx)
-    ? fail(missingExtension())
-    : Effect.void
+    ? missingExtension()
+    : undefined
+
+/** `tasks/*` need the extension declared by the request itself: else -32021 (SEP-2663). */
+export const requireExtension = (ctx: RequestContextShape): McpError | undefined =>
+  declares(ctx) ? undefined : missingExtension()
 
 // ---------------------------------------------------------------------------------------------
 // tasks/get, tasks/update, tasks/cancel
 // ---------------------------------------------------------------------------------------------
 
-const TaskIdParams = Schema.Struct({ taskId: Schema.String })
-const UpdateParams = Schema.Struct({
+/** `tasks/get` and `tasks/cancel` params. */
+export const TaskIdParams = Schema.Struct({ taskId: Schema.String })
+
+/** `tasks/update` params. */
+export const UpdateParams = Schema.Struct({
   taskId: Schema.String,
   inputResponses: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
@@ -277,57 +286,59 @@ const lookup = (runtime: Runtime, taskId: string, ctx: RequestContextShape) =>
     return found.value
   })
 
-/** Serves `tasks/get`, `tasks/update`, `tasks/cancel` (modern, extension declared by the request). */
-export const handle = (
+/** `tasks/get`: the caller's task, with its status's payload. */
+export const get = (
   runtime: Runtime,
-  method: string,
-  params: JsonRpc.JsonObject,
+  { taskId }: typeof TaskIdParams.Type,
   ctx: RequestContextShape
-): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+): Effect.Effect<Task.DetailedTask, Failure> => Effect.map(lookup(runtime, taskId, ctx), (r) => toWire(r, true))
+
+/**
+ * `tasks/update`: answers to the task's open questions. Answers to keys that are not open are
+ * ignored (SEP-2663); the task resumes when every open question has an answer.
+ */
+export const update = (
+  runtime: Runtime,
+  { inputResponses, taskId }: typeof UpdateParams.Type,
+  ctx: RequestContextShape
+): Effect.Effect<McpSchema.EmptyResult, Failure> =>
   Effect.gen(function*() {
-    if (!declares(ctx)) return yield* fail(missingExtension())
-    switch (method) {
-      case Task.Method.get: {
-        const { taskId } = yield* decodeParams(TaskIdParams, params)
-        return toWire(yield* lookup(runtime, taskId, ctx), true)
+    yield* lookup(runtime, taskId, ctx)
+    const updated = yield* modify(runtime, taskId, (r, now) => {
+      const open = r.inputRequests ?? {}
+      const given = Object.entries(inputResponses).filter(([k]) => k in open)
+      if (r.status !== "input_required" || given.length === 0) return r
+      const left = Object.fromEntries(Object.entries(open).filter(([k]) => !(k in inputResponses)))
+      const done = Object.keys(left).length === 0
+      return {
+        ...r,
+        answers: { ...r.answers, ...Object.fromEntries(given) },
+        status: done ? "working" : "input_required",
+        inputRequests: done ? undefined : left,
+        lastUpdatedAt: now
       }
-      case Task.Method.update: {
-        const { inputResponses, taskId } = yield* decodeParams(UpdateParams, params)
-        yield* lookup(runtime, taskId, ctx)
-        // Answers to keys that are not open are ignored (SEP-2663); the task resumes when every
-        // open question has an answer.
-        const updated = yield* modify(runtime, taskId, (r, now) => {
-          const open = r.inputRequests ?? {}
-          const given = Object.entries(inputResponses).filter(([k]) => k in open)
-          if (r.status !== "input_required" || given.length === 0) return r
-          const left = Object.fromEntries(Object.entries(open).filter(([k]) => !(k in inputResponses)))
-          const done = Object.keys(left).length === 0
-          return {
-            ...r,
-            answers: { ...r.answers, ...Object.fromEntries(given) },
-            status: done ? "working" : "input_required",
-            inputRequests: done ? undefined : left,
-            lastUpdatedAt: now
-          }
-        })
-        if (Option.isSome(updated) && updated.value.status === "working") {
-          const wake = HashMap.get(yield* Ref.get(runtime.waiting), taskId)
-          if (Option.isSome(wake)) yield* Deferred.succeed(wake.value, undefined)
-        }
-        return {}
-      }
-      case Task.Method.cancel: {
-        const { taskId } = yield* decodeParams(TaskIdParams, params)
-        const record = yield* lookup(runtime, taskId, ctx)
-        if (Task.isTerminal(record.status)) return {}
-        const fiber = yield* FiberMap.get(runtime.fibers, taskId).pipe(Effect.option)
-        // Cooperative and eventually consistent (SEP-2663): the ack does not wait for the
-        // handler's finalizers; the task reads `cancelled` once they ran.
-        if (Option.isSome(fiber)) yield* Fiber.interruptFork(fiber.value)
-        else yield* finish(runtime, taskId, { status: "cancelled", statusMessage: "The task was cancelled" })
-        return {}
-      }
-      default:
-        return yield* fail(McpError.methodNotFound(method), 404)
+    })
+    if (Option.isSome(updated) && updated.value.status === "working") {
+      const wake = HashMap.get(yield* Ref.get(runtime.waiting), taskId)
+      if (Option.isSome(wake)) yield* Deferred.succeed(wake.value, undefined)
     }
+    return {}
+  })
+
+/**
+ * `tasks/cancel`: cooperative and eventually consistent (SEP-2663): the ack does not wait for the
+ * handler's finalizers; the task reads `cancelled` once they ran.
+ */
+export const cancel = (
+  runtime: Runtime,
+  { taskId }: typeof TaskIdParams.Type,
+  ctx: RequestContextShape
+): Effect.Effect<McpSchema.EmptyResult, Failure> =>
+  Effect.gen(function*() {
+    const record = yield* lookup(runtime, taskId, ctx)
+    if (Task.isTerminal(record.status)) return {}
+    const fiber = yield* FiberMap.get(runtime.fibers, taskId).pipe(Effect.option)
+    if (Option.isSome(fiber)) yield* Fiber.interruptFork(fiber.value)
+    else yield* finish(runtime, taskId, { status: "cancelled", statusMessage: "The task was cancelled" })
+    return {}
   })

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import { RequestContext as RequestContextTag, type RequestContextShape } from "../../RequestContext.js"
 import { liftIn } from "./requestContext.js"
-import type * as Defs from "./snapshot.js"
+import * as Defs from "./snapshot.js"
 
 /** A visibility predicate: a boolean, a Promise of one, or an Effect of one. */
 export type Visible = (ctx: RequestContextShape) => boolean | PromiseLike<boolean> | Effect.Effect<boolean>
@@ -40,7 +40,7 @@ export const view = (snapshot: Defs.Snapshot, ctx: RequestContextShape): Effect.
     templates: keep(snapshot.templates, (t) => t.def.visible, ctx),
     prompts: keep(snapshot.prompts, (p) => p.def.visible, ctx),
     skills: Effect.succeed(snapshot.skills.filter((s) => hasScopes(s.skill.requiredScopes, ctx)))
-  }).pipe(Effect.map((parts) => ({ ...snapshot, ...parts })))
+  }).pipe(Effect.map((parts) => ({ ...snapshot, ...parts, ...Defs.indexes(parts) })))
 }
 
 /**

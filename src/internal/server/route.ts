@@ -1,0 +1,144 @@
+/**
+ * Routing once a request's era is known: its multi round-trip input, its request context, the
+ * caller's view of the snapshot, the middlewares, then the method table (eras, capability gate,
+ * client requirement, params, handler); and the fields a modern result carries.
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type * as Tracer from "effect/Tracer"
+import type { InputRequired } from "../../Input.js"
+import * as JsonRpc from "../../JsonRpc.js"
+import * as McpSchema from "../../McpSchema.js"
+import type { Era } from "./dispatch.js"
+import { fail, Failure } from "./failure.js"
+import { capabilities } from "./make.js"
+import * as Methods from "./methods.js"
+import type { DispatchOptions, Server } from "./model.js"
+import { inputRequiredResult, type MrtrInput, mrtrInput } from "./mrtr.js"
+import { makeContext } from "./requestContext.js"
+import type * as Defs from "./snapshot.js"
+import * as Visibility from "./visibility.js"
+
+const { McpError } = JsonRpc
+type McpError = JsonRpc.McpError
+
+/**
+ * Answers a request of a known era from `snapshot`. `tool`: for `tools/call`, the tool the caller
+ * already found by the request's name (the HTTP header check does), so it is not looked up twice.
+ */
+export const route = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  request: JsonRpc.Request,
+  era: Era,
+  options: DispatchOptions,
+  span: Tracer.Span,
+  tool?: Defs.CompiledTool
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  const entry = Methods.lookup(request.method)
+  const mrtr = era.era === "modern" && entry?.mrtr === true ? mrtrInput(server, request) : undefined
+  if (mrtr instanceof Failure) return Effect.fail(mrtr)
+  if (Effect.isEffect(mrtr)) {
+    return Effect.flatMap(mrtr, (input) => routeIn(server, snapshot, request, era, options, span, entry, tool, input))
+  }
+  return routeIn(server, snapshot, request, era, options, span, entry, tool, mrtr)
+}
+
+const routeIn = (
+  server: Server,
+  full: Defs.Snapshot,
+  request: JsonRpc.Request,
+  era: Era,
+  options: DispatchOptions,
+  span: Tracer.Span,
+  entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
+  tool: Defs.CompiledTool | undefined,
+  mrtr: MrtrInput | undefined
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  span.attribute("mcp.era", era.era)
+  span.attribute("mcp.protocol_version", era.protocolVersion)
+  const ctx = makeContext(server, request, era, options, mrtr)
+  // Capabilities come from the whole snapshot; handlers work on the caller's view, so a hidden
+  // definition is absent from lists and unknown when named (a tool found in the whole snapshot
+  // is looked up again in the view).
+  const caps = capabilities(server, full)
+  return full.hasVisibility
+    ? Effect.flatMap(
+      Visibility.view(full, ctx),
+      (view) => runRoute({ server, snapshot: view, caps, request, options, ctx, tool: undefined }, entry, mrtr)
+    )
+    : runRoute({ server, snapshot: full, caps, request, options, ctx, tool }, entry, mrtr)
+}
+
+/** The middlewares around the method's handler; then how the outcome leaves (`settle`). */
+const runRoute = (
+  call: Methods.Call,
+  entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
+  mrtr: MrtrInput | undefined
+): Effect.Effect<JsonRpc.JsonObject, Failure> => {
+  const handled = handle(call, entry)
+  const middleware = call.server.options.middleware ?? []
+  const chain: Effect.Effect<JsonRpc.JsonObject, Failure | McpError | InputRequired> = middleware.length === 0
+    ? handled
+    : middleware.reduceRight<
+      Effect.Effect<JsonRpc.JsonObject, McpError | InputRequired>
+    >(
+      (next, mw) => mw({ method: call.request.method, params: call.request.params ?? {}, ctx: call.ctx }, next),
+      handled.pipe(Effect.catchTag("Failure", (f) => Effect.fail(f.error)))
+    )
+  return Effect.catchAll(chain, (e) => settle(call, mrtr, e))
+}
+
+/**
+ * The method's row in the table decides: unknown, of another era or not served with these
+ * capabilities is -32601 (HTTP 404); then the client capability it requires, then its params,
+ * then its handler.
+ */
+const handle = (
+  call: Methods.Call,
+  entry: Methods.Entry<JsonRpc.JsonObject> | undefined
+): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
+  if (
+    entry === undefined || (entry.eras !== "both" && entry.eras !== call.ctx.era) || !entry.gate(call.caps)
+  ) {
+    return fail(McpError.methodNotFound(call.request.method), 404)
+  }
+  const missing = entry.requires?.(call)
+  return missing === undefined ? entry.handle(call) : fail(missing)
+}
+
+/**
+ * How a routed request's error leaves: a `Failure` with its error's own status (as an `McpError`
+ * through the middleware would); `input_required` becomes the result that asks for input.
+ */
+const settle = (
+  call: Methods.Call,
+  mrtr: MrtrInput | undefined,
+  e: Failure | McpError | InputRequired
+): Effect.Effect<JsonRpc.JsonObject, Failure> =>
+  e._tag === "Failure"
+    ? fail(e.error)
+    : e._tag === "McpError"
+    ? fail(e)
+    : mrtr === undefined
+    ? fail(McpError.internalError(`input_required is not allowed on ${call.request.method}`))
+    : inputRequiredResult(call.server, call.request, mrtr, call.ctx, e)
+
+/**
+ * A modern result (MCP 2026-07-28, Overview › ResultType; Caching): `resultType` (`"complete"` unless the
+ * handler set one), the server's info under its `_meta` key, and, for a cacheable method's complete
+ * result, the caching hints `ttlMs` and `cacheScope`.
+ */
+export const modernResult = (server: Server, method: string, result: JsonRpc.JsonObject): JsonRpc.JsonObject => {
+  const meta = JsonRpc.isObject(result._meta) ? result._meta : {}
+  const out: Record<string, unknown> = {
+    resultType: "complete",
+    ...result,
+    _meta: { ...meta, [McpSchema.MetaKey.serverInfo]: server.info }
+  }
+  if (out.resultType === "complete" && Methods.lookup(method)?.cacheable === true) {
+    out.ttlMs = Math.max(0, Math.floor(server.options.cache?.ttlMs ?? 0))
+    out.cacheScope = server.options.cache?.scope ?? "private"
+  }
+  return out
+}

@@ -1,0 +1,196 @@
+/**
+ * Tools (MCP 2026-07-28, Tools): `tools/list`, and `tools/call` (argument
+ * validation, the tool's handler, result and error mapping, output-schema checks), with the legacy
+ * shapes of tools and results.
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Content from "../../Content.js"
+import type { InputRequired } from "../../Input.js"
+import * as JsonRpc from "../../JsonRpc.js"
+import * as JsonSchema from "../../JsonSchema.js"
+import * as McpSchema from "../../McpSchema.js"
+import { type RequestContextShape } from "../../RequestContext.js"
+import type * as Task from "../../Task.js"
+import type * as Tool from "../../Tool.js"
+import { fail, Failure } from "./failure.js"
+import type { Server } from "./model.js"
+import { nextCursor, page } from "./paging.js"
+import { liftIn } from "./requestContext.js"
+import type * as Defs from "./snapshot.js"
+import * as Tasks from "./tasks.js"
+
+const { McpError } = JsonRpc
+
+const errorResult = (text: string): McpSchema.CallToolResult => ({ content: [Content.text(text)], isError: true })
+
+const validatorOf = (server: Server): JsonSchema.Validator | undefined =>
+  server.options.validate === false ? undefined : server.options.validator ?? JsonSchema.validate
+
+/**
+ * `tools/list`, paged. A legacy caller does not see an `outputSchema` whose root is not an object
+ * (see `legacyTool`).
+ */
+export const listTools = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  { cursor }: typeof McpSchema.PaginatedParams.Type,
+  ctx: RequestContextShape
+): Either.Either<McpSchema.ListToolsResult, Failure> =>
+  Either.map(
+    page(server, snapshot, cursor, snapshot.tools, "tools", (t) => ctx.era === "legacy" ? legacyTool(t.wire) : t.wire),
+    (p) => ({ tools: p.items, ...nextCursor(p) })
+  )
+
+/** `tools/call` params once `name` is known to be a string (`arguments` is checked after the lookup). */
+export type CallParams = JsonRpc.JsonObject & { readonly name: string }
+
+/**
+ * The `tools/call` params decoder: a guard, not a Schema decode (this is the hot path; the params
+ * object is passed on as it is). Only `name` is checked here: an unknown tool is reported before
+ * malformed `arguments`.
+ */
+export const decodeCallParams = (params: JsonRpc.JsonObject): Either.Either<CallParams, Failure> =>
+  isCallParams(params)
+    ? Either.right(params)
+    : Either.left(new Failure(McpError.invalidParams("Invalid params: name must be a string")))
+
+const isCallParams = (params: JsonRpc.JsonObject): params is CallParams => typeof params.name === "string"
+
+/**
+ * `tools/call` (MCP 2026-07-28, Tools): finds the tool (or takes `found`, the
+ * tool the caller already looked up by this name), validates the arguments against its input
+ * schema (a failure is an `isError` result), and runs it, or starts a task (Tasks extension).
+ */
+export const callTool = (
+  server: Server,
+  snapshot: Defs.Snapshot,
+  params: CallParams,
+  ctx: RequestContextShape,
+  found?: Defs.CompiledTool
+): Effect.Effect<McpSchema.CallToolResult | Task.CreateTaskResult, Failure | InputRequired> => {
+  const name = params.name
+  const rawArgs = params.arguments
+  const tool = found !== undefined && found.def.name === name ? found : snapshot.toolsByName.get(name)
+  if (tool === undefined) return fail(McpError.invalidParams(`Unknown tool: ${name}`, { name }))
+  if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {
+    return fail(McpError.invalidParams("Invalid params: arguments must be an object"))
+  }
+  const args: JsonRpc.JsonObject = JsonRpc.isObject(rawArgs) ? rawArgs : {}
+  const validator = validatorOf(server)
+  if (validator !== undefined) {
+    const issues = validator(tool.inputSchema, args)
+    if (issues.length > 0) return Effect.succeed(errorResult(JsonSchema.formatIssues("Invalid arguments", issues)))
+  }
+  // Tasks extension: the tool's policy may answer with a task whose handler runs on.
+  if (tool.def.task === undefined) return runTool(server, tool, args, ctx)
+  return Effect.flatMap(
+    Tasks.maybeStart(
+      server.tasks,
+      tool.def.task,
+      args,
+      ctx,
+      (c: RequestContextShape) => runTool(server, tool, args, c)
+    ),
+    (task): Effect.Effect<McpSchema.CallToolResult | Task.CreateTaskResult, Failure | InputRequired> =>
+      Option.isSome(task) ? Effect.succeed(task.value) : runTool(server, tool, args, ctx)
+  )
+}
+
+/** Runs a tool's handler on validated arguments and maps its outcome to a `CallToolResult`. */
+const runTool = (
+  server: Server,
+  tool: Defs.CompiledTool,
+  args: JsonRpc.JsonObject,
+  ctx: RequestContextShape
+): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> => {
+  const name = tool.def.name
+  const validator = validatorOf(server)
+  return liftIn(ctx, () => tool.def.handler(args, ctx)).pipe(
+    Effect.map(toCallToolResult),
+    Effect.catchAll((e): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> => {
+      switch (e._tag) {
+        case "ToolError":
+          return Effect.succeed({
+            content: e.content === undefined ? [Content.text(e.message)] : toBlocks(e.content),
+            ...(e.structuredContent === undefined ? {} : { structuredContent: e.structuredContent }),
+            isError: true
+          })
+        case "McpError":
+          return fail(e)
+        default:
+          return Effect.fail(e)
+      }
+    }),
+    Effect.catchAllDefect((defect) =>
+      Effect.logError(`tool ${name} failed with a defect`, Cause.die(defect)).pipe(
+        Effect.as(errorResult(describeDefect(defect, server.options.exposeErrorMessages === true)))
+      )
+    ),
+    Effect.flatMap((result) => checkToolResult(server, validator, tool, ctx, result))
+  )
+}
+
+/** The output-schema check, and the legacy shape of `structuredContent`. */
+const checkToolResult = (
+  server: Server,
+  validator: JsonSchema.Validator | undefined,
+  tool: Defs.CompiledTool,
+  ctx: RequestContextShape,
+  result: McpSchema.CallToolResult
+): Effect.Effect<McpSchema.CallToolResult> => {
+  if (validator !== undefined && tool.def.outputSchema !== undefined && result.isError !== true) {
+    const issues = result.structuredContent === undefined
+      ? [{ path: "", message: "structuredContent is missing" }]
+      : validator(tool.def.outputSchema, result.structuredContent)
+    if (issues.length > 0) {
+      return Effect.as(
+        Effect.logError(
+          `tool ${tool.def.name}: ${JsonSchema.formatIssues("result does not match outputSchema", issues)}`
+        ),
+        errorResult(JsonSchema.formatIssues("Tool result does not match its outputSchema", issues))
+      )
+    }
+  }
+  // Legacy revisions require an object `structuredContent` (MCP 2025-11-25, Tools ›
+  // Structured Content).
+  if (ctx.era === "legacy" && result.structuredContent !== undefined && !JsonRpc.isObject(result.structuredContent)) {
+    const { structuredContent: _dropped, ...rest } = result
+    return Effect.succeed(rest)
+  }
+  return Effect.succeed(result)
+}
+
+/** Legacy revisions require an object root `outputSchema`: a non-object one is not advertised. */
+export const legacyTool = (tool: McpSchema.Tool): McpSchema.Tool => {
+  if (tool.outputSchema === undefined || tool.outputSchema.type === "object") return tool
+  const { outputSchema: _dropped, ...rest } = tool
+  return rest
+}
+
+const describeDefect = (defect: unknown, expose: boolean): string => {
+  const name = defect instanceof Error ? defect.name : "Error"
+  if (!expose) return name
+  const message = defect instanceof Error ? defect.message : String(defect)
+  return message.length > 0 ? `${name}: ${message}` : name
+}
+
+const decodeBlocks = Schema.decodeUnknownOption(Schema.Array(McpSchema.ContentBlock), { onExcessProperty: "preserve" })
+
+const toBlocks = (u: ReadonlyArray<unknown>): ReadonlyArray<McpSchema.ContentBlock> =>
+  Option.getOrElse(decodeBlocks(u), () => [Content.text(JSON.stringify(u))])
+
+const toCallToolResult = (out: Tool.ToolReturn): McpSchema.CallToolResult => {
+  if (out === undefined || out === null) return { content: [] }
+  if (typeof out === "string") return { content: [Content.text(out)] }
+  if (out instanceof Content.Blocks) return { content: out.blocks }
+  if (Array.isArray(out.content)) {
+    const { content, ...rest } = out
+    return { ...rest, content: toBlocks(content) }
+  }
+  return { content: [Content.text(JSON.stringify(out))], structuredContent: out }
+}
