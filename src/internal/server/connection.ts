@@ -187,13 +187,8 @@ const makeConnection = (
     }
   }
 
-  const answer = (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet): Effect.Effect<void> => {
-    const answered = Effect.flatMap(
-      Dispatch.dispatchClassified(server, incoming.message, dispatchOptions(incoming, outlet)),
-      (reply) => Option.isSome(reply) ? writeReply(server, request, reply.value, outlet) : Effect.void
-    )
-    return ended(answered, outlet)
-  }
+  const answer = (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet): Effect.Effect<void> =>
+    answerWith(server, request, incoming, outlet, dispatchOptions(incoming, outlet))
 
   const duplicate = (request: JsonRpc.Request, outlet: Outlet): Effect.Effect<void> =>
     ended(
@@ -308,6 +303,42 @@ const makeConnection = (
 }
 
 const noNotify = (): Effect.Effect<void> => Effect.void
+
+/** Dispatches one request, writes its reply (checked), then the outlet's `done`. */
+const answerWith = (
+  server: Server,
+  request: JsonRpc.Request,
+  incoming: Incoming,
+  outlet: Outlet,
+  options: Dispatch.DispatchOptions
+): Effect.Effect<void> =>
+  ended(
+    Effect.flatMap(
+      Dispatch.dispatchClassified(server, incoming.message, options),
+      (reply) => Option.isSome(reply) ? writeReply(server, request, reply.value, outlet) : Effect.void
+    ),
+    outlet
+  )
+
+/**
+ * A stateless request (2026-07-28 over HTTP): a connection of its own with nothing to track (no
+ * session, no other request can name it, its response is its only channel), so it is answered
+ * without a table: the caller runs the Effect in the fiber and scope that own the response
+ * (closing the response interrupts it). `stopped` ends its listen stream when the transport stops.
+ */
+export const answerStateless = (
+  server: Server,
+  request: JsonRpc.Request,
+  incoming: Incoming,
+  outlet: Outlet,
+  stopped: Deferred.Deferred<void>
+): Effect.Effect<void> =>
+  answerWith(server, request, incoming, outlet, {
+    headers: incoming.headers,
+    auth: incoming.auth,
+    shutdown: stopped,
+    notify: outlet.send ?? noNotify
+  })
 
 /** `effect`, then the outlet's `done` with its exit. */
 const ended = (effect: Effect.Effect<void>, outlet: Outlet): Effect.Effect<void> => {

@@ -149,15 +149,17 @@ const requestPost = (
 ) =>
   Effect.gen(function*() {
     if (Dispatch.isModern(request.method, request.params, headers)) {
-      // Stateless: Mcp-Session-Id is ignored; a connection of its own, in the response's scope, so
-      // closing the response stream cancels the request.
-      const connection = yield* Connection.make(state.server, { stopped: state.stopped })
+      // Stateless: Mcp-Session-Id is ignored; the request runs in a fiber of the response's scope,
+      // so closing the response stream cancels it.
       return yield* exchange({
         id: request.id,
         sse: sseOk,
         keepAlive: state.keepAlive,
         status: (reply) => reply.status,
-        start: (outlet) => connection.receive(incoming, outlet) ?? Effect.void
+        start: (outlet) =>
+          Effect.asVoid(
+            Effect.forkScoped(Connection.answerStateless(state.server, request, incoming, outlet, state.stopped))
+          )
       })
     }
     if (request.method === McpSchema.Method.initialize) return yield* initialize(state, incoming, request)

@@ -86,7 +86,7 @@ export const exchange = (args: {
   readonly sse: boolean
   readonly keepAlive: Duration.Duration
   readonly status: (reply: Reply) => number
-  readonly start: (outlet: Connection.Outlet) => Effect.Effect<void>
+  readonly start: (outlet: Connection.Outlet) => Effect.Effect<void, never, Scope.Scope>
 }): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
   Effect.gen(function*() {
     const mailbox = yield* Mailbox.make<string>(OUTBOX_CAPACITY)
