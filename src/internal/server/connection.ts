@@ -171,7 +171,17 @@ const makeConnection = (
   const clientRequestTimeout = options.clientRequestTimeout ?? ClientRequests.DEFAULT_TIMEOUT
   const reject = options.duplicateIds === "reject"
 
+  // One transport outlet for every request (stdio) gets its options built once.
+  let sharedOutlet: Outlet | undefined
+  let sharedOptions: Dispatch.DispatchOptions | undefined
   const dispatchOptions = (incoming: Incoming, outlet: Outlet): Dispatch.DispatchOptions => {
+    if (incoming.headers !== undefined || incoming.auth !== undefined) return buildOptions(incoming, outlet)
+    if (outlet === sharedOutlet && sharedOptions !== undefined) return sharedOptions
+    sharedOutlet = outlet
+    sharedOptions = buildOptions(incoming, outlet)
+    return sharedOptions
+  }
+  const buildOptions = (incoming: Incoming, outlet: Outlet): Dispatch.DispatchOptions => {
     const send = outlet.send
     return {
       session,
