@@ -93,7 +93,8 @@ const matchesType = (type: string, value: unknown): boolean => {
     case "string":
       return typeof value === "string"
     case "number":
-      return typeof value === "number"
+      // JSON cannot carry NaN or ±Infinity (RFC 8259, section 6): they are not JSON numbers.
+      return typeof value === "number" && Number.isFinite(value)
     case "integer":
       return typeof value === "number" && Number.isInteger(value)
     case "array":

@@ -341,6 +341,21 @@ describe("JsonSchema.validate", () => {
   })
 })
 
+describe("JsonSchema.validate: values JSON cannot carry", () => {
+  it("NaN and ±Infinity are not numbers (nor integers), at the root and nested", () => {
+    for (const value of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(JsonSchema.validate({ type: "number" }, value).length).toBeGreaterThan(0)
+      expect(JsonSchema.validate({ type: "integer" }, value).length).toBeGreaterThan(0)
+      const nested = JsonSchema.validate(
+        { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
+        { sum: value }
+      )
+      expect(nested.map((i) => i.path)).toEqual(["/sum"])
+    }
+    expect(JsonSchema.validate({ type: "number" }, 1.5)).toEqual([])
+  })
+})
+
 describe("JsonSchema.formatIssues", () => {
   it("formats one issue", () => {
     expect(formatIssues("Invalid arguments", [{ path: "/numbers/0", message: "expected number, got string" }])).toBe(

@@ -375,4 +375,19 @@ describe("connection core: a result JSON cannot carry", () => {
       const listed = yield* client.listTools()
       expect(listed.tools.map((t) => t.name)).toEqual(["bigint", "cycle", "deep"])
     }))
+
+  it.scoped("a non-finite number where the outputSchema says number: an isError result, not a silent null", () =>
+    Effect.gen(function*() {
+      const nan = Tool.make({
+        name: "nan",
+        outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
+        handler: () => Effect.succeed({ sum: Number.NaN })
+      })
+      const server = yield* McpServer.make({ name: "nan", version: "1.0.0", tools: [nan] })
+      const client = yield* McpClient.connect(yield* InProcess.client(server))
+      const result = yield* client.callTool("nan", {})
+      expect(result.isError).toBe(true)
+      expect(JSON.stringify(result.content)).toContain("outputSchema at /sum")
+      expect(result.structuredContent).toBeUndefined()
+    }))
 })
