@@ -37,13 +37,13 @@ export const LISTS: ReadonlySet<string> = new Set([
 /** What a change notification makes stale: groups of entries (a list method, or one read by URI). */
 const staleGroups = (notification: JsonRpc.Notification): ReadonlyArray<string> => {
   switch (notification.method) {
-    case "notifications/tools/list_changed":
+    case McpSchema.Method.toolsListChanged:
       return [M.toolsList, M.discover]
-    case "notifications/prompts/list_changed":
+    case McpSchema.Method.promptsListChanged:
       return [M.promptsList, M.discover]
-    case "notifications/resources/list_changed":
+    case McpSchema.Method.resourcesListChanged:
       return [M.resourcesList, M.resourcesTemplatesList, M.discover]
-    case "notifications/resources/updated": {
+    case McpSchema.Method.resourcesUpdated: {
       const uri = notification.params?.uri
       return typeof uri === "string" ? [readGroup(uri)] : []
     }

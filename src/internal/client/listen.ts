@@ -27,13 +27,13 @@ import { call, checkComplete, exchange, newId } from "./call.js"
 import { ClientError } from "./error.js"
 import { modernMeta, type State } from "./state.js"
 
-const ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+const ACKNOWLEDGED = McpSchema.Method.subscriptionsAcknowledged
 const LIST_CHANGED = {
-  tools: "notifications/tools/list_changed",
-  prompts: "notifications/prompts/list_changed",
-  resources: "notifications/resources/list_changed"
+  tools: McpSchema.Method.toolsListChanged,
+  prompts: McpSchema.Method.promptsListChanged,
+  resources: McpSchema.Method.resourcesListChanged
 } as const
-const RESOURCE_UPDATED = "notifications/resources/updated"
+const RESOURCE_UPDATED = McpSchema.Method.resourcesUpdated
 
 const NO_RESULT: JsonRpc.JsonObject = {}
 

@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import type * as McpClient from "../../McpClient.js"
-import type * as McpSchema from "../../McpSchema.js"
+import * as McpSchema from "../../McpSchema.js"
 import { ALL_GROUPS, apply, list, type State } from "./backends.js"
 import { type Group, isFatal, type Link } from "./definitions.js"
 
@@ -22,9 +22,9 @@ const FIRST_RETRY_MS = 1_000
 const MAX_RETRY_MS = 30_000
 
 const GROUP_OF_METHOD: Readonly<Record<string, Group>> = {
-  "notifications/tools/list_changed": "tools",
-  "notifications/prompts/list_changed": "prompts",
-  "notifications/resources/list_changed": "resources"
+  [McpSchema.Method.toolsListChanged]: "tools",
+  [McpSchema.Method.promptsListChanged]: "prompts",
+  [McpSchema.Method.resourcesListChanged]: "resources"
 }
 
 /** The lists whose changes a backend announces (its `listChanged` capabilities); empty: none. */

@@ -10,6 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as JsonRpc from "../../JsonRpc.js"
+import * as McpSchema from "../../McpSchema.js"
 
 /** Default bound on the wait for the client's answer. */
 export const DEFAULT_TIMEOUT: Duration.DurationInput = "60 seconds"
@@ -46,7 +47,7 @@ export const send = (
         Effect.flatMap(Option.match({
           onSome: Effect.succeed,
           onNone: () =>
-            write(JsonRpc.notification("notifications/cancelled", { requestId: id, reason: "timeout" })).pipe(
+            write(JsonRpc.notification(McpSchema.Method.cancelled, { requestId: id, reason: "timeout" })).pipe(
               Effect.zipRight(
                 new JsonRpc.McpError({
                   code: JsonRpc.ErrorCode.InternalError,
