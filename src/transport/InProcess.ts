@@ -32,15 +32,23 @@ const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportEr
 const noOutlet: Connection.Outlet = { reply: () => Effect.void, send: undefined }
 
 /**
- * Options of {@link client}: `onRequest` answers the server's requests to the client (legacy
- * sessions: `elicitation/create`, `sampling/createMessage`, `roots/list`, …); replaceable later
- * with `setRequestHandler`. Default: `ping` → `{}`, anything else -32601.
+ * Options of {@link client}.
  *
  * @since 0.1.0
  * @category models
  */
 export interface ClientOptions {
+  /**
+   * Answers the server's requests to the client (legacy sessions: `elicitation/create`,
+   * `sampling/createMessage`, `roots/list`, …); replaceable later with `setRequestHandler`.
+   * Default: `ping` → `{}`, anything else -32601.
+   */
   readonly onRequest?: RequestHandler | undefined
+  /**
+   * Requests of this client the server runs at once, at most; default 1,024. A request beyond it
+   * waits (in the caller's fiber) for one to finish.
+   */
+  readonly maxInFlight?: number | undefined
 }
 
 /**
@@ -84,7 +92,8 @@ export const client = (
     const handlers = yield* makeRequestHandlers(options.onRequest)
     const connection = yield* Connection.makeUnscoped(server, {
       session: yield* McpServer.makeSession,
-      duplicateIds: "reject"
+      duplicateIds: "reject",
+      maxInFlight: options.maxInFlight
     })
 
     /** A server→client request of the legacy session, answered by the request's own `onRequest` first. */
