@@ -98,7 +98,8 @@ export const headerParams = (
   return out
 }
 
-const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
+/** The value at `path` (property names) inside `args`; `undefined` where a step is not an object. */
+export const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
   let cur = args
   for (const k of path) {
     if (!JsonRpc.isObject(cur)) return undefined
@@ -170,7 +171,8 @@ export const check = (
   return Option.none()
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** An RFC 9110 token (section 5.6.2): what a header name may be made of. */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
 /**

@@ -17,7 +17,6 @@ import * as H from "../../../server/headerAgreement.js"
 import type { Client, State } from "./state.js"
 
 /** An RFC 9110 `token`: the characters a header name may have. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
 /** The protocol version a modern message names in `_meta`; `undefined` for a legacy one. */
 export const modernVersionOf = (message: JsonRpc.Request | JsonRpc.Notification): string | undefined => {
@@ -27,15 +26,6 @@ export const modernVersionOf = (message: JsonRpc.Request | JsonRpc.Notification)
   return typeof v === "string" ? v : undefined
 }
 
-const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
-  let cur = args
-  for (const k of path) {
-    if (!JsonRpc.isObject(cur)) return undefined
-    cur = cur[k]
-  }
-  return cur
-}
-
 /** `Mcp-Param-*` headers for a `tools/call`: only valid annotations, values present. */
 export const paramHeaders = (
   params: JsonRpc.JsonObject | undefined,
@@ -43,8 +33,8 @@ export const paramHeaders = (
 ): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const p of H.headerParams(inputSchema)) {
-    if (!TOKEN.test(p.header)) continue
-    const value = valueAt(params?.arguments, p.path)
+    if (!H.TOKEN.test(p.header)) continue
+    const value = H.valueAt(params?.arguments, p.path)
     const encoded = p.type === "string" && typeof value === "string"
       ? H.encodeHeaderValue(value)
       : p.type === "integer" && typeof value === "number" && Number.isSafeInteger(value)
