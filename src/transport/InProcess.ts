@@ -28,9 +28,6 @@ const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportEr
     }
   })
 
-/** Where what the server writes to no request in particular goes: nowhere (a notification has no reply). */
-const noOutlet: Connection.Outlet = { reply: () => Effect.void, send: undefined }
-
 /**
  * Options of {@link client}.
  *
@@ -125,7 +122,7 @@ export const client = (
                   )
                 }
             },
-            noOutlet
+            Connection.noOutlet
           ) ?? Effect.void
         })
       )
@@ -139,13 +136,12 @@ export const client = (
           ? answerRequest(message, preferred)
           : onNotification === undefined
           ? Effect.void
-          : roundTrip(message).pipe(
-            Effect.flatMap((u) => {
-              const c = JsonRpc.classify(u)
-              return c._tag === "Notification" ? onNotification(c.message) : Effect.void
-            }),
-            Effect.orDie
-          )
+          : Effect.flatMap(Connection.encodeOutgoing(message), (text) => {
+            // JSON cannot carry it: dropped (logged), as stdio and HTTP do.
+            if (text === undefined) return Effect.void
+            const c = JsonRpc.parse(text)
+            return c._tag === "Notification" ? onNotification(c.message) : Effect.void
+          })
     }
 
     const exchange = (
@@ -182,7 +178,7 @@ export const client = (
       notify: (message) =>
         Effect.flatMap(
           roundTrip(message),
-          (wire) => connection.receive({ message: JsonRpc.classify(wire) }, noOutlet) ?? Effect.void
+          (wire) => connection.receive({ message: JsonRpc.classify(wire) }, Connection.noOutlet) ?? Effect.void
         ),
       close: Effect.void,
       setRequestHandler: handlers.set,
@@ -191,13 +187,10 @@ export const client = (
         const unsolicited = yield* connection.sessionNotifications
         yield* unsolicited.pipe(
           Stream.runForEach((n) =>
-            roundTrip(n).pipe(
-              Effect.flatMap((u) => {
-                const c = JsonRpc.classify(u)
-                return c._tag === "Notification" ? mailbox.offer(c.message) : Effect.succeed(false)
-              }),
-              Effect.orDie
-            )
+            Effect.flatMap(Connection.encodeOutgoing(n), (text) => {
+              const c = text === undefined ? undefined : JsonRpc.parse(text)
+              return c?._tag === "Notification" ? mailbox.offer(c.message) : Effect.succeed(false)
+            })
           ),
           Effect.ensuring(mailbox.end),
           Effect.interruptible,

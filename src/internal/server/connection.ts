@@ -62,6 +62,12 @@ export interface Outlet {
   readonly done?: ((exit: Exit.Exit<void>) => Effect.Effect<void>) | undefined
 }
 
+/**
+ * The outlet of a message that writes nothing back (a notification, the client's response to a
+ * server→client request): its reply, if any, is dropped.
+ */
+export const noOutlet: Outlet = { reply: () => Effect.void, send: undefined }
+
 /** A classified message with what the transport knows of it. */
 export interface Incoming {
   readonly message: JsonRpc.Classified
@@ -281,9 +287,12 @@ const makeConnection = (
             (settled) => settled ? Effect.void : Effect.logDebug("ignored a response to no pending request")
           )
       case "Invalid":
-        return Effect.flatMap(
-          Dispatch.invalidResponse(session, message.id, message.error),
-          (response) => outlet.reply({ message: response, status: 400 }, encodeResponse(response))
+        return ended(
+          Effect.flatMap(
+            Dispatch.invalidResponse(session, message.id, message.error),
+            (response) => outlet.reply({ message: response, status: 400 }, encodeResponse(response))
+          ),
+          outlet
         )
     }
   }
@@ -335,15 +344,19 @@ const answerWith = (
  * session, no other request can name it, its response is its only channel), so it is answered
  * without a table: the caller runs the Effect in the fiber and scope that own the response
  * (closing the response interrupts it). `stopped` ends its listen stream when the transport stops.
+ * `session`: a throwaway legacy session (HTTP with sessions off), which sends no server→client
+ * requests either.
  */
 export const answerStateless = (
   server: Server,
   request: JsonRpc.Request,
   incoming: Incoming,
   outlet: Outlet,
-  stopped: Deferred.Deferred<void>
+  stopped: Deferred.Deferred<void>,
+  session?: Session
 ): Effect.Effect<void> =>
   answerWith(server, request, incoming, outlet, {
+    session,
     headers: incoming.headers,
     auth: incoming.auth,
     shutdown: stopped,

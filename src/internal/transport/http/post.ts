@@ -88,9 +88,6 @@ const unreadable = (
       )
   )
 
-/** Where the connection writes what a notification or a response leads to: nothing. */
-const noOutlet: Connection.Outlet = { reply: () => Effect.void, send: undefined }
-
 /** Notifications: 202, no body; legacy ones reach their session's connection (`notifications/cancelled`). */
 const accepted = (
   state: HandlerState,
@@ -117,7 +114,7 @@ const accepted = (
     const found = yield* sessionOf(state, headers)
     if (found._tag === "Refused") return found.response
     if (found._tag === "Found") {
-      yield* found.session.connection.receive({ message: classified, headers }, noOutlet) ?? Effect.void
+      yield* found.session.connection.receive({ message: classified, headers }, Connection.noOutlet) ?? Effect.void
     }
     return empty(202)
   })
@@ -135,7 +132,7 @@ const answered = (
     const found = yield* sessionOf(state, headers)
     if (found._tag === "Refused") return found.response
     if (found._tag === "Found") {
-      yield* found.session.connection.receive({ message: classified }, noOutlet) ?? Effect.void
+      yield* found.session.connection.receive({ message: classified }, Connection.noOutlet) ?? Effect.void
     }
     return empty(202)
   })
@@ -199,16 +196,9 @@ const once = (
       }),
     send: undefined
   }
-  return Dispatch.dispatchClassified(state.server, incoming.message, {
-    session,
-    headers: incoming.headers,
-    auth: incoming.auth,
-    shutdown: state.stopped
-  }).pipe(
-    Effect.flatMap((reply) =>
-      Option.isSome(reply) ? Connection.writeReply(state.server, request, reply.value, outlet) : Effect.void
-    ),
-    Effect.map(() => response)
+  return Effect.map(
+    Connection.answerStateless(state.server, request, incoming, outlet, state.stopped, session),
+    () => response
   )
 }
 
