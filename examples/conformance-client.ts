@@ -105,9 +105,10 @@ const connect = (options: { readonly capabilities?: McpSchema.ClientCapabilities
       name: "presa-mcp-conformance-client",
       version: "0.1.0",
       versions: [version],
-      // The suite starts dozens of clients at once on a small machine: be patient with the probe.
-      probeTimeout: "20 seconds",
-      requestTimeout: "20 seconds",
+      // The suite starts dozens of clients at once on a small machine: be patient (conformance/run.sh
+      // gives each scenario 120 s).
+      probeTimeout: "60 seconds",
+      requestTimeout: "60 seconds",
       ...handlers,
       ...(options.capabilities === undefined ? {} : { capabilities: options.capabilities })
     })
@@ -166,12 +167,10 @@ const scenarios: Record<string, Effect.Effect<void, unknown, Scope.Scope>> = {
 
   // The server's elicitation/create is answered by `onElicit` with every field taken from the
   // schema's `default`. This server (official SDK v1) sends it on the session's standalone GET
-  // stream, not on the tools/call response: keep that stream open with a legacy `listen`.
+  // stream, not on the tools/call response: the HTTP transport opens that stream after
+  // `notifications/initialized` because the client declares elicitation.
   "elicitation-sep1034-client-defaults": Effect.gen(function*() {
     const client = yield* connect()
-    if (client.info.era === "legacy") {
-      yield* step("open the standalone stream", client.listen({ toolsListChanged: true }))
-    }
     yield* step("tools/list", client.listAllTools)
     yield* step("tools/call test_client_elicitation_defaults", client.callTool("test_client_elicitation_defaults", {}))
   }),

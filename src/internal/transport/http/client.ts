@@ -14,12 +14,13 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type * as JsonRpc from "../../../JsonRpc.js"
+import * as McpSchema from "../../../McpSchema.js"
 import type { ClientTransport, RequestOptions, TransportError } from "../../../Transport.js"
 import type { ClientOptions } from "../../../transport/StreamableHttp.js"
 import { withTimeout } from "../../client/deadline.js"
 import { notify, observe, send } from "./client/post.js"
 import { cancelLegacy, close, recover } from "./client/session.js"
-import { sessionNotifications } from "./client/standalone.js"
+import { sessionNotifications, standing } from "./client/standalone.js"
 import { type Client, closedError, http404, make as makeState } from "./client/state.js"
 
 /** A request, resent once after re-initializing when the legacy session was gone. */
@@ -58,7 +59,10 @@ export const make = (
     return {
       request: (message, requestOptions) =>
         withTimeout(exchange(client, message, requestOptions), message.method, requestOptions?.timeout),
-      notify: (message) => notify(client, message),
+      notify: (message) =>
+        message.method === McpSchema.Method.initialized
+          ? Effect.zipRight(notify(client, message), standing(client))
+          : notify(client, message),
       close: closeClient,
       setRequestHandler: client.handlers.set,
       sessionNotifications: sessionNotifications(client)
