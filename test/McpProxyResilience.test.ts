@@ -427,13 +427,18 @@ describe("McpProxy configuration files", () => {
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.live(
-    "fromConfig: a stdio and an HTTP server behind one proxy; a server that cannot start is retried",
+    "fromConfig: a stdio and an HTTP server behind one proxy, resource updates forwarded; a server that cannot start does not stop it",
     () =>
       Effect.gen(function*() {
         const { url } = yield* StreamableHttp.serve(yield* makeWeb)
         const config = yield* McpProxy.decodeConfig({
           mcpServers: {
-            legacy: { command: process.execPath, args: ["--import", "tsx", FIXTURE], cwd: ROOT, include: ["ask"] },
+            legacy: {
+              command: process.execPath,
+              args: ["--import", "tsx", FIXTURE],
+              cwd: ROOT,
+              include: ["ask", "update"]
+            },
             web: { url, rename: { status: "state" }, include: ["status"] },
             broken: { command: Path.join(ROOT, "no-such-program"), retry: { initialDelayMs: 50, maxAttempts: 1 } }
           }
@@ -445,9 +450,37 @@ describe("McpProxy configuration files", () => {
         })
         const front = yield* McpClient.connect(yield* InProcess.client(proxy), { versions: LEGACY, onElicit })
         assert.strictEqual(front.info.serverInfo?.name, "configured")
-        expect(yield* toolNames(front)).toEqual(["legacy_ask", "web_state"])
+        expect(yield* toolNames(front)).toEqual(["legacy_ask", "legacy_update", "web_state"])
         expect(texts(yield* front.callTool("legacy_ask", {}))).toEqual([`hello {"name":"Ada"}`])
         expect(texts(yield* front.callTool("web_state", {}))).toEqual(["green"])
+
+        // Resource subscriptions: a legacy and a modern caller subscribe to the stdio backend's
+        // mem://a; the backend's update reaches both through the proxy, and not an unsubscribed URI.
+        const modern = yield* McpClient.connect(yield* InProcess.client(proxy))
+        const updates = yield* Ref.make<ReadonlyArray<string>>([])
+        for (const [era, client] of [["legacy", front], ["modern", modern]] as const) {
+          const subscription = yield* client.listen({ resourceSubscriptions: ["mem://a"] })
+          expect(subscription.acknowledged.resourceSubscriptions).toEqual(["mem://a"])
+          yield* subscription.notifications.pipe(
+            Stream.runForEach((n) =>
+              n.method === "notifications/resources/updated"
+                ? Ref.update(updates, (u) => [...u, `${era} ${String(n.params?.uri)}`])
+                : Effect.void
+            ),
+            Effect.forkScoped
+          )
+        }
+        // The proxy subscribes on the backend in the background: announce until both have heard.
+        yield* eventually(
+          front.callTool("legacy_update", { uri: "mem://a" }).pipe(
+            Effect.zipRight(Effect.sleep("100 millis")),
+            Effect.zipRight(Ref.get(updates)),
+            Effect.filterOrFail((u) => u.includes("legacy mem://a") && u.includes("modern mem://a"))
+          )
+        )
+        yield* front.callTool("legacy_update", { uri: "mem://b" })
+        yield* Effect.sleep("300 millis")
+        expect((yield* Ref.get(updates)).filter((u) => !u.endsWith("mem://a"))).toEqual([])
       }).pipe(Effect.scoped, boundedTest),
     120_000
   )

@@ -31,6 +31,7 @@ import {
 } from "./definitions.js"
 import type * as ProxyInput from "./input.js"
 import { listSkills } from "./skills.js"
+import type { Interest } from "./updates.js"
 
 /** Which of a backend's tools are served, and under which names (before the prefix). */
 export interface ToolPolicy {
@@ -69,6 +70,8 @@ export interface State {
   readonly backends: Ref.Ref<ReadonlyMap<string, BackendState>>
   /** Held by every change of `server`'s definitions and `backends`' items (one permit). */
   readonly lock: Effect.Semaphore
+  /** The callers' resource subscriptions (URI → count). */
+  readonly interest: Interest
 }
 
 /** The three groups, in the order a full listing takes them. */
@@ -94,8 +97,9 @@ export const makeBackends = (
 /** The shared state over `backends`. */
 export const makeState = (
   server: McpServer.McpServer,
-  backends: Ref.Ref<ReadonlyMap<string, BackendState>>
-): Effect.Effect<State> => Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock }))
+  backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
+  interest: Interest
+): Effect.Effect<State> => Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest }))
 
 /** What a link is made of besides the state. */
 export interface LinkOptions {

@@ -37,6 +37,7 @@ import { claimId, type Item, type Link } from "./definitions.js"
 import { type Collision, ProxyError } from "./error.js"
 import type * as ProxyInput from "./input.js"
 import { type Connection, type Connector, linkOf, open, supervise } from "./reconnect.js"
+import { countInterest, followUpdates, type Interest, makeInterest } from "./updates.js"
 
 export type { Backend } from "./backends.js"
 export type { Connector } from "./reconnect.js"
@@ -144,6 +145,7 @@ const unavailableWhileDown =
 const makeServer = (
   clients: ReadonlyArray<{ readonly prefix: string; readonly client: McpClient.McpClient }>,
   backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
+  interest: Interest,
   options: Options
 ): Effect.Effect<McpServer.McpServer, never, Scope.Scope> => {
   const { middleware, name, pingInterval: _, version, ...serverOptions } = options
@@ -159,7 +161,8 @@ const makeServer = (
     validate: false,
     logging: options.logging ?? true,
     listChanged: options.listChanged ?? true,
-    middleware: [unavailableWhileDown(backends), ...(middleware ?? [])],
+    subscribe: true,
+    middleware: [unavailableWhileDown(backends), countInterest(interest), ...(middleware ?? [])],
     ...(instructions === undefined ? {} : { instructions })
   }).pipe(Effect.orDie)
 }
@@ -234,7 +237,7 @@ const refuseCollisions = (
 
 /**
  * Starts the proxy over `state`: listens, lists, refuses collisions, serves every listing, then
- * lets the watchers re-list and (with `pingInterval`) pings each backend. Its fibers live in
+ * lets the watchers re-list, follows resource updates and (with `pingInterval`) pings each backend. Its fibers live in
  * `scope` (a reconnected backend's in its connection's scope).
  */
 const start = (
@@ -252,8 +255,9 @@ const start = (
     yield* refuseCollisions(listed.map(([link, items]) => [link.prefix, items] as const))
     for (const [link, items] of listed) yield* apply(state, link, ALL_GROUPS, items)
     yield* Deferred.succeed(ready, undefined)
-    if (pingInterval !== undefined) {
-      for (const [link] of listed) yield* Effect.forkIn(health(link, pingInterval), scopeOf(link))
+    for (const [link] of listed) {
+      yield* Effect.forkIn(followUpdates(state, link, state.interest), scopeOf(link))
+      if (pingInterval !== undefined) yield* Effect.forkIn(health(link, pingInterval), scopeOf(link))
     }
   })
 
@@ -290,8 +294,9 @@ export const make = (
         const client = isConnector(s) ? connected.get(s.prefix)?.client : s.client
         return client === undefined ? [] : [{ prefix: s.prefix, client }]
       })
-      const server = yield* makeServer(clients, backends, options)
-      const state = yield* makeState(server, backends)
+      const interest = yield* makeInterest
+      const server = yield* makeServer(clients, backends, interest, options)
+      const state = yield* makeState(server, backends, interest)
       const links: Array<Link> = []
       const initial = new Map<string, { readonly link: Link; readonly connection: Connection }>()
       for (const source of sources) {

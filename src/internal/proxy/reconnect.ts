@@ -21,6 +21,7 @@ import { ALL_GROUPS, apply, giveUp, health, list, makeLink, markUp, type State, 
 import { listenFilter, watch } from "./changes.js"
 import { isFatal, type Link } from "./definitions.js"
 import * as ProxyInput from "./input.js"
+import { followUpdates } from "./updates.js"
 
 /** The input handlers a connector must give the client it connects. */
 export type InputOptions = Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl">
@@ -77,7 +78,7 @@ export const linkOf = (
 
 /**
  * Serves a reconnected backend: makes the connection current, opens its listen, lists and serves
- * it, then (with `pingInterval`) pings it. A listing that fails marks the connection down.
+ * it, follows its resource updates, then (with `pingInterval`) pings it. A listing that fails marks the connection down.
  */
 const serve = (
   state: State,
@@ -103,6 +104,7 @@ const serve = (
     }
     yield* apply(state, link, ALL_GROUPS, listed.right)
     yield* Deferred.succeed(ready, undefined)
+    yield* Effect.forkIn(followUpdates(state, link, state.interest), connection.scope)
     if (pingInterval !== undefined) yield* Effect.forkIn(health(link, pingInterval), connection.scope)
     yield* Effect.logInfo(`backend ${link.prefix} is up (connection ${link.generation})`)
   })
