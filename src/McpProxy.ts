@@ -38,8 +38,15 @@
  * listen open (modern `subscriptions/listen`, legacy session notifications) for as long as its
  * Scope, re-lists what changed and updates its own definitions, which announces the change to the
  * proxy's listeners (the proxy has `listChanged: true` unless told otherwise). A resources change
- * also re-fetches the backend's skills. Resource *updates* (`notifications/resources/updated`)
- * are not forwarded.
+ * also re-fetches the backend's skills.
+ *
+ * Resource subscriptions: the proxy declares `resources.subscribe`. It counts its callers'
+ * subscriptions per URI (legacy `resources/subscribe` until the matching `resources/unsubscribe`;
+ * modern `subscriptions/listen` `resourceSubscriptions` while the listen is open), keeps a listen
+ * naming the wanted URIs open on each backend that serves them (a static resource or skill file it
+ * lists, or a URI one of its templates matches) and declares `resources.subscribe`, and re-announces
+ * each `notifications/resources/updated` it brings (`McpServer.resourceUpdated`), which reaches
+ * the callers subscribed to that URI. A backend without `resources.subscribe` sends no updates.
  *
  * A backend that dies (its connection or process closes, its HTTP endpoint stops answering) does
  * not take the proxy down: its calls fail with -32603 naming it, and its entries are removed
@@ -173,7 +180,9 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
 
 /**
  * Proxy options: every `McpServer.Options` setting except the definitions, validation (the
- * proxy has `validate: false`) and `subscribe` (resource updates are not forwarded), plus:
+ * proxy has `validate: false`) and `subscribe` (the proxy has `subscribe: true` and forwards
+ * subscriptions, see the module docs); `middleware` runs after the proxy's own two (the answer
+ * for a reconnecting backend's names, the subscription count), plus:
  *
  * - `name`, `version`: the proxy's `Implementation`, default `presa-mcp-proxy` / `0.1.0`;
  * - `instructions`: default the backends' instructions, each as `<prefix>: <instructions>`, joined
@@ -490,7 +499,10 @@ export const connectors: (config: Config, options?: FromConfigOptions) => Readon
 
 /**
  * Builds the proxy of a configuration: {@link make} over {@link connectors}. Every backend is
- * reconnected with its `retry` and none is needed at start. Serve the result like any server:
+ * reconnected with its `retry` and none is needed at start. Serve the result like any server.
+ *
+ * Fails with `ProxyError` ("Collision" when backends connected at start collide; prefixes are
+ * checked by {@link decodeConfig}).
  *
  * @example
  * ```ts
@@ -505,9 +517,6 @@ export const connectors: (config: Config, options?: FromConfigOptions) => Readon
  *   yield* Stdio.run(proxy)
  * }).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
  * ```
- *
- * Fails with `ProxyError` ("Collision" when backends connected at start collide; prefixes are
- * checked by {@link decodeConfig}).
  *
  * @since 0.2.0
  * @category constructors
