@@ -31,6 +31,7 @@ import * as StreamableHttp from "../src/transport/StreamableHttp.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const FIXTURE = Path.join(ROOT, "test", "fixtures", "client-input-server.ts")
+const SDK_V1_SERVER = Path.join(ROOT, "test", "fixtures", "sdk-v1-server.ts")
 /** Bounds every wait; a test as a whole gets `TEST_WAIT` (a spawn of `node --import tsx` takes seconds on a busy machine). */
 const WAIT: Duration.DurationInput = "30 seconds"
 const TEST_WAIT: Duration.DurationInput = "100 seconds"
@@ -65,16 +66,21 @@ const hasTools = (client: McpClient.McpClient, prefix: string, present: boolean)
 
 const gateClosed = new Transport.TransportError({ reason: "Spawn", message: "the test keeps this backend down" })
 
-/** The legacy stdio backend: spawned while `gate` is open; every child's pid goes to `pids`. */
-const legacyStdio = (gate: Ref.Ref<boolean>, pids: Ref.Ref<ReadonlyArray<number>>): McpProxy.Connector => ({
-  prefix: "legacy",
+/** A legacy stdio backend: `fixture` spawned while `gate` is open; every child's pid goes to `pids`. */
+const legacyStdio = (
+  gate: Ref.Ref<boolean>,
+  pids: Ref.Ref<ReadonlyArray<number>>,
+  prefix = "legacy",
+  fixture = FIXTURE
+): McpProxy.Connector => ({
+  prefix,
   retry: Schedule.spaced("100 millis"),
   connect: (input) =>
     Effect.gen(function*() {
       if (!(yield* Ref.get(gate))) return yield* gateClosed
       const transport = yield* Stdio.spawn({
         command: process.execPath,
-        args: ["--import", "tsx", FIXTURE],
+        args: ["--import", "tsx", fixture],
         cwd: ROOT,
         stderr: () => Effect.void
       })
@@ -186,6 +192,43 @@ describe("McpProxy reconnects its backends", () => {
         expect(all[1]).not.toBe(first)
         expect(yield* toolNames(modernFront)).toEqual(before)
         expect(texts(yield* legacyFront.callTool("legacy_ask", {}))).toEqual([`hello {"name":"Ada"}`])
+      }).pipe(Effect.scoped, boundedTest),
+    120_000
+  )
+
+  it.live(
+    "the official SDK v1 server over stdio: killed, its tools answer isError while it is down, then it serves again",
+    () =>
+      Effect.gen(function*() {
+        const gate = yield* Ref.make(true)
+        const pids = yield* Ref.make<ReadonlyArray<number>>([])
+        const other = yield* McpServer.make({
+          name: "other",
+          version: "1",
+          tools: [Tool.make({ name: "here", handler: () => "here" })]
+        })
+        const proxy = yield* McpProxy.make([legacyStdio(gate, pids, "v1", SDK_V1_SERVER), {
+          prefix: "other",
+          client: yield* McpClient.connect(yield* InProcess.client(other))
+        }], { pingInterval: "200 millis" })
+        const front = yield* McpClient.connect(yield* InProcess.client(proxy))
+        expect(yield* toolNames(front)).toEqual(["other_here", "v1_add", "v1_echo"])
+        expect(texts(yield* front.callTool("v1_echo", { text: "before" }))).toEqual(["before"])
+        yield* Ref.set(gate, false)
+        const [first] = yield* Ref.get(pids)
+        assert(first !== undefined)
+        process.kill(first, "SIGKILL")
+        yield* hasTools(front, "v1", false)
+        const down = yield* front.callTool("v1_echo", { text: "during" })
+        assert.strictEqual(down.isError, true)
+        expect(texts(down)).toEqual(["Backend v1 is unavailable (the proxy is reconnecting it); try again later"])
+        const resource = yield* Effect.flip(front.readResource("test://greeting"))
+        assert(resource._tag === "McpError")
+        assert.strictEqual(resource.code, -32603)
+        yield* Ref.set(gate, true)
+        yield* hasTools(front, "v1", true)
+        expect(texts(yield* front.callTool("v1_echo", { text: "after" }))).toEqual(["after"])
+        assert.strictEqual((yield* Ref.get(pids)).length, 2)
       }).pipe(Effect.scoped, boundedTest),
     120_000
   )
