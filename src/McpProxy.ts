@@ -471,7 +471,8 @@ export const retrySchedule: (retry: typeof Retry.Type | undefined) => Schedule.S
   internalConfig.retrySchedule
 
 /**
- * Options of {@link fromConfig}: the proxy's {@link Options}, plus
+ * Options of {@link fromConfig}: the proxy's {@link Options} (`pingInterval` defaults to 15
+ * seconds here, so a backend that died while idle is noticed and reconnected), plus
  *
  * - `client`: `McpClient.Options` for every backend's client (not the input handlers, which are
  *   the proxy's), e.g. `requestTimeout`; default `{ relisten: Schedule.stop }` (a `relisten`

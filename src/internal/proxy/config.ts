@@ -252,11 +252,17 @@ export const connectors = (config: Config, options: FromConfigOptions = {}): Rea
     }]
   })
 
+/**
+ * `fromConfig`'s default `pingInterval`: a backend that died while no call was in flight (and
+ * that has no listen open to notice it) is found and reconnected within about this long.
+ */
+export const DEFAULT_PING_INTERVAL: Duration.DurationInput = "15 seconds"
+
 /** The proxy over a decoded configuration. */
 export const fromConfig = (
   config: Config,
   options: FromConfigOptions = {}
 ): Effect.Effect<McpServer.McpServer, ProxyError, Scope.Scope> => {
   const { client: _client, stderr: _stderr, ...proxyOptions } = options
-  return make(connectors(config, options), proxyOptions)
+  return make(connectors(config, options), { pingInterval: DEFAULT_PING_INTERVAL, ...proxyOptions })
 }
