@@ -19,6 +19,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { Auth, McpClient, McpServer, OAuth, Tool } from "presa-mcp"
 import { TransportError } from "presa-mcp/Transport"
+import * as OAuthLoopback from "presa-mcp/transport/OAuthLoopback"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 import * as WebHandler from "presa-mcp/WebHandler"
 
@@ -400,6 +401,36 @@ describe("OAuth client provider", () => {
       assert.strictEqual(rec.tokens[0]?.body.get("grant_type"), "client_credentials")
       assert.strictEqual(rec.tokens[0]?.body.get("resource"), url)
       assert.isTrue(rec.tokens[0]?.authorization?.startsWith("Basic "))
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("loopback interaction: the browser's redirect reaches the listener on 127.0.0.1", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup()
+      const opened: Array<string> = []
+      const interaction = yield* OAuthLoopback.interaction({
+        // The "browser": follows the authorization server's redirect to the loopback listener.
+        open: (authorizationUrl) =>
+          Effect.promise(async () => {
+            opened.push(authorizationUrl.href)
+            const page = await fetch(authorizationUrl)
+            opened.push(await page.text())
+          }),
+        timeout: "10 seconds"
+      })
+      expect(interaction.redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+      const client = yield* connect(url, { interaction })
+      expect(yield* whoami(client)).toContain("hello alice")
+      assert.strictEqual(rec.authorizations[0]?.get("redirect_uri"), interaction.redirectUri)
+      assert.deepStrictEqual(rec.registrations[0]?.redirect_uris, [interaction.redirectUri])
+      expect(opened[1]).toContain("Authorization finished")
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("loopback interaction: a user who never comes back ends with Interaction, not a hang", () =>
+    Effect.gen(function*() {
+      const { url } = yield* setup()
+      const interaction = yield* OAuthLoopback.interaction({ open: () => Effect.void, timeout: "300 millis" })
+      const cause = oauthFailure(yield* Effect.flip(connect(url, { interaction })))
+      assert.strictEqual(cause.reason, "Interaction")
     }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
 
   describe("servers that lie are refused with the typed error", () => {

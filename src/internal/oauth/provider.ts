@@ -108,10 +108,20 @@ const clientAuth = (
     case "client_secret_post":
       return oauth.ClientSecretPost(client.clientSecret ?? "")
     case "client_secret_basic":
-      return oauth.ClientSecretBasic(client.clientSecret ?? "")
+      return secretBasic(client.clientSecret ?? "")
     default:
       return oauth.None()
   }
+}
+
+/**
+ * `client_secret_basic` (RFC 6749 §2.3.1): id and secret form-encoded (WHATWG
+ * `application/x-www-form-urlencoded`, which keeps `-`, `.`, `_` and `*` as they are, so servers
+ * that skip the decoding still see ids made of those), then Base64 in `Authorization: Basic`.
+ */
+const secretBasic = (secret: string): oauth.ClientAuth => (_as, client, _body, headers) => {
+  const encode = (s: string) => new URLSearchParams([["", s]]).toString().slice(1)
+  headers.set("authorization", `Basic ${btoa(`${encode(client.client_id)}:${encode(secret)}`)}`)
 }
 
 const asClient = (c: ClientInformation): oauth.Client => ({ client_id: c.clientId })
