@@ -25,9 +25,9 @@ import * as WebHandler from "presa-mcp/WebHandler"
 
 interface AsOptions {
   /** Where the PRM is served: the path-based location (default) or only the root. */
-  readonly prmAt?: "path" | "root"
+  readonly prmAt?: "path" | "root" | "none"
   /** Where the AS metadata is served (the issuer is `<origin>/as`). */
-  readonly metadataAt?: "oauth" | "oidc-insert" | "oidc-append"
+  readonly metadataAt?: "oauth" | "oidc-insert" | "oidc-append" | "root"
   readonly cimd?: boolean
   readonly registration?: boolean
   readonly pkce?: ReadonlyArray<string> | null
@@ -114,7 +114,9 @@ const setup = (o: AsOptions = {}) =>
       ...(o.cimd === true ? { client_id_metadata_document_supported: true } : {}),
       ...(o.asScopes === undefined ? {} : { scopes_supported: o.asScopes })
     })
-    const metadataPath = o.metadataAt === "oidc-insert"
+    const metadataPath = o.metadataAt === "root"
+      ? "/.well-known/oauth-authorization-server"
+      : o.metadataAt === "oidc-insert"
       ? "/.well-known/openid-configuration/as"
       : o.metadataAt === "oidc-append"
       ? "/as/.well-known/openid-configuration"
@@ -127,7 +129,7 @@ const setup = (o: AsOptions = {}) =>
       const url = new URL(req.url ?? "/", state.origin)
       const body = await readBody(req)
       if (req.method === "GET" && url.pathname.includes(".well-known")) {
-        if (url.pathname === prmPath) {
+        if (url.pathname === prmPath && o.prmAt !== "none") {
           return json(res, 200, {
             resource: o.resourceOverride ?? (o.prmAt === "root" ? state.origin : `${state.origin}/mcp`),
             authorization_servers: [`${state.origin}/as`],
@@ -310,6 +312,19 @@ describe("OAuth client provider", () => {
         "404 /.well-known/openid-configuration/as",
         "/as/.well-known/openid-configuration"
       ])
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("no PRM (MCP 2025-03-26 server): AS metadata at the server's origin, resource = the endpoint", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup({ prmAt: "none", metadataAt: "root" })
+      const client = yield* connect(url, headless)
+      expect(yield* whoami(client)).toContain("hello alice")
+      assert.deepStrictEqual(rec.metadataPaths, [
+        "404 /.well-known/oauth-protected-resource/mcp", // the challenge's, also the path-based one: once
+        "404 /.well-known/oauth-protected-resource",
+        "/.well-known/oauth-authorization-server"
+      ])
+      assert.strictEqual(rec.authorizations[0]?.get("resource"), url)
     }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
 
   it.live("CIMD: the metadata document URL is the client_id; no registration", () =>

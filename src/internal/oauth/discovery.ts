@@ -95,7 +95,10 @@ export const discoverResource = (
       ...(fromChallenge !== undefined && URL.canParse(fromChallenge) ? [new URL(fromChallenge)] : []),
       ...resourceMetadataUrls(server)
     ]
+    const tried = new Set<string>()
     for (const url of candidates) {
+      if (tried.has(url.href)) continue
+      tried.add(url.href)
       const response = yield* get(http, url)
       if (response.status !== 200) {
         yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
@@ -143,11 +146,14 @@ export const authorizationServerUrls = (issuer: URL): ReadonlyArray<URL> => {
 /**
  * The authorization server's metadata: the first location that answers 200, its `issuer` checked
  * against `issuer` (RFC 8414 §3.3: a mismatch fails with `"IssuerMismatch"`, nothing else is
- * tried). `None` when no location answers.
+ * tried). `None` when no location answers. `checkIssuer: false` is for a server without
+ * Protected Resource Metadata (MCP 2025-03-26, Authorization §2.3.2), whose metadata is looked up
+ * at the MCP server's own origin, not from an issuer identifier, so there is nothing to compare.
  */
 export const discoverAuthorizationServer = (
   http: Http,
-  issuer: string
+  issuer: string,
+  checkIssuer = true
 ): Effect.Effect<Option.Option<oauth.AuthorizationServer>, OAuthError> =>
   Effect.gen(function*() {
     if (!URL.canParse(issuer)) {
@@ -160,9 +166,19 @@ export const discoverAuthorizationServer = (
         yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
         continue
       }
+      const published = checkIssuer ? undefined : yield* Effect.promise(() =>
+        response.clone().json().then(
+          (b: unknown) =>
+            typeof b === "object" && b !== null && "issuer" in b && typeof b.issuer === "string" &&
+              URL.canParse(b.issuer)
+              ? new URL(b.issuer)
+              : undefined,
+          () => undefined
+        )
+      )
       return Option.some(
         yield* Effect.tryPromise({
-          try: () => oauth.processDiscoveryResponse(expected, response),
+          try: () => oauth.processDiscoveryResponse(published ?? expected, response),
           catch: (e) =>
             e instanceof oauth.OperationProcessingError && e.code === oauth.JSON_ATTRIBUTE_COMPARISON
               ? new OAuthError({

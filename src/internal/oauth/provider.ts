@@ -154,7 +154,7 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
             message: "the protected resource metadata lists no authorization server"
           })
         }
-        const found = yield* Discovery.discoverAuthorizationServer(http, issuer)
+        const found = yield* Discovery.discoverAuthorizationServer(http, issuer, Option.isSome(prm))
         const as: oauth.AuthorizationServer = Option.isSome(found)
           ? found.value
           : Option.isNone(prm)
