@@ -39,7 +39,6 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as internalError from "./internal/oauth/error.js"
-import * as internal from "./internal/oauth/provider.js"
 
 /**
  * Why authorization failed, in `reason`:
@@ -354,4 +353,9 @@ export interface Options {
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Provider, never, TokenStore> =>
-  Effect.flatMap(TokenStore, (store) => internal.make(options, store))
+  Effect.flatMap(
+    TokenStore,
+    // `oauth4webapi` is loaded on the first `make`, not when the package root is imported.
+    (store) =>
+      Effect.flatMap(Effect.promise(() => import("./internal/oauth/provider.js")), (m) => m.make(options, store))
+  )
