@@ -2,7 +2,9 @@
  * Scale-out (presa-mcp/Redis): three processes of `examples/cluster.ts` behind a per-request
  * round-robin balancer (test/support/RoundRobin.ts) with a real `redis-server`, driven through the
  * balancer by the library's own client. Consecutive requests land on different instances (the
- * balancer's log says where), so each test crosses instances by construction.
+ * balancer's log says where), so each test crosses instances by construction. Where nginx is
+ * installed (CI installs it), one test goes through nginx in front of the same instances; elsewhere
+ * it is reported as skipped.
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -25,7 +27,11 @@ interface Fixture {
   readonly redis: Cluster.RedisServer
   readonly instances: ReadonlyArray<Cluster.Instance>
   readonly lb: RoundRobin.RoundRobin
+  /** nginx in front of the same instances, when installed (CI installs it). */
+  readonly nginx: Cluster.Nginx | undefined
 }
+
+const HAS_NGINX = Cluster.hasNginx()
 
 class TestCluster extends Context.Tag("test/TestCluster")<TestCluster, Fixture>() {}
 
@@ -38,7 +44,8 @@ const startCluster = (stateKeys: string | undefined, size = 3) =>
       { concurrency: "unbounded" }
     )
     const lb = yield* RoundRobin.make(instances.map((i) => i.port))
-    return { redis, instances, lb }
+    const nginx = size === 3 && HAS_NGINX ? yield* Cluster.nginx(instances.map((i) => i.port)) : undefined
+    return { redis, instances, lb, nginx }
   })
 
 const connect = (url: string, options: McpClient.Options = {}) =>
@@ -145,6 +152,43 @@ layer(Layer.scoped(TestCluster, startCluster("cluster-key-1,cluster-key-0")), {
         const done = yield* client.tasks.awaitResult(quick.taskId)
         assert.strictEqual(textOf(done), "slept")
       }))
+
+    it.scoped.skipIf(!HAS_NGINX)(
+      "through nginx round robin: a listen hears every instance's touch; a task is cancelled",
+      () =>
+        Effect.gen(function*() {
+          const { instances, nginx } = yield* TestCluster
+          if (nginx === undefined) return assert.fail("nginx did not start")
+          const listener = yield* connect(nginx.url)
+          const sub = yield* listener.listen({ resourceSubscriptions: ["file:///readme.txt"] })
+          const got = yield* Queue.unbounded<JsonRpc.Notification>()
+          yield* sub.notifications.pipe(Stream.runForEach((n) => Queue.offer(got, n)), Effect.forkScoped)
+          const actor = yield* connect(nginx.url, { tasks: true })
+          for (let i = 0; i < 3; i++) {
+            yield* actor.callTool("touch")
+            expect((yield* next(got, "notifications/resources/updated")).params?.uri).toBe("file:///readme.txt")
+          }
+          const before = instances.map((i) => i.output().split("slow: interrupted").length)
+          const created = yield* actor.tasks.callTool("slow", { seconds: 30 })
+          if (!Task.isCreateTaskResult(created)) return assert.fail("expected a task")
+          for (let i = 0; i < 3; i++) assert.strictEqual((yield* actor.tasks.get(created.taskId)).status, "working")
+          yield* actor.tasks.cancel(created.taskId)
+          yield* eventually(
+            actor.tasks.get(created.taskId).pipe(
+              Effect.filterOrFail((t) => t.status === "cancelled", () => new Error("not cancelled yet"))
+            )
+          )
+          // exactly one instance interrupted the handler
+          yield* eventually(
+            Effect.suspend(() => {
+              const grown = instances.filter((inst, k) =>
+                inst.output().split("slow: interrupted").length > (before[k] ?? 0)
+              )
+              return grown.length === 1 ? Effect.void : Effect.fail(new Error(`${grown.length} interrupted`))
+            })
+          )
+        })
+    )
 
     it.scoped("an MRTR elicitation round trip completes across instances (shared requestState keys)", () =>
       Effect.gen(function*() {

@@ -6,7 +6,10 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
 import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
@@ -121,4 +124,50 @@ export const instance = (options: {
       /instance (\S+) listening on http:\/\/127\.0\.0\.1:(\d+)\//
     )
     return { ...proc, instanceId: match[1] ?? "", port: Number(match[2]) }
+  })
+
+/** Whether the `nginx` binary is installed (Debian package `nginx` or `nginx-light`). */
+export const hasNginx = (): boolean => ChildProcess.spawnSync("nginx", ["-v"], { stdio: "ignore" }).status === 0
+
+export interface Nginx extends Proc {
+  /** The balancer's MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string
+}
+
+/**
+ * nginx in the foreground on a free port: round robin over `ports` with the settings of
+ * examples/nginx-cluster.conf (no buffering, HTTP/1.1 keep-alive upstreams, `proxy_next_upstream
+ * error`), its files in a fresh temporary directory.
+ */
+export const nginx = (ports: ReadonlyArray<number>): Effect.Effect<Nginx, Error, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* freePort
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "presa-nginx-"))),
+      (d) => Effect.sync(() => Fs.rmSync(d, { recursive: true, force: true }))
+    )
+    const conf = [
+      "worker_processes 1;",
+      "daemon off;",
+      `pid ${dir}/nginx.pid;`,
+      "error_log stderr notice;",
+      "events { worker_connections 1024; }",
+      "http {",
+      "  access_log off;",
+      ...["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `  ${t}_temp_path ${dir}/${t};`),
+      `  upstream mcp { ${ports.map((p) => `server 127.0.0.1:${p};`).join(" ")} keepalive 32; }`,
+      "  server {",
+      `    listen 127.0.0.1:${port};`,
+      "    location /mcp {",
+      "      proxy_pass http://mcp; proxy_http_version 1.1; proxy_set_header Connection \"\";",
+      "      proxy_set_header Host 127.0.0.1; proxy_buffering off; proxy_request_buffering off;",
+      "      proxy_read_timeout 1h; proxy_next_upstream error;",
+      "    }",
+      "  }",
+      "}"
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dir, "nginx.conf"), conf)
+    // "start worker process" is logged (notice) once nginx listens
+    const { proc } = yield* spawn("nginx", ["-c", Path.join(dir, "nginx.conf")], /start worker process/)
+    return { ...proc, url: `http://127.0.0.1:${port}/mcp` }
   })
