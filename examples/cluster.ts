@@ -13,7 +13,8 @@
  * - `slow` ({seconds?}) runs for `seconds` (default 30) unless cancelled; with a client that
  *   declares the Tasks extension it runs as a task, which any instance can poll or cancel;
  * - `confirm` ({what}) asks the user twice (two multi round-trip rounds; the second retry carries
- *   a `requestState` signed by whichever instance answered the first).
+ *   a `requestState` signed by whichever instance answered the first); as a task (a client that
+ *   declares the extension) its questions are answered with `tasks/update` on any instance.
  *
  * One line `... listening on <url>` goes to stderr; SIGINT/SIGTERM stop the instance. Without
  * `STATE_KEYS` an instance signs with a random key, and a retry that lands on another instance is
@@ -98,6 +99,7 @@ const main = Effect.gen(function*() {
     name: "confirm",
     description: "Asks twice whether to do `what`.",
     inputSchema: { type: "object", properties: { what: { type: "string" } }, required: ["what"] },
+    task: "optional",
     handler: ({ what }) =>
       Effect.gen(function*() {
         const first = yield* Input.elicit(`Do ${String(what)}?`, CONFIRM)

@@ -354,9 +354,8 @@ const Stored = Schema.parseJson(Schema.Struct({ owner: Schema.String, record: Ta
 const decodeStored = Schema.decodeUnknownOption(Stored)
 const encodeStored = Schema.encodeSync(Stored)
 
-/** The record without `undefined` members (what JSON keeps). */
-const toStored = (owner: string, record: Task.TaskRecord): string =>
-  encodeStored({ owner, record: JSON.parse(JSON.stringify(record)) })
+/** The record as JSON (members set to `undefined` are left out). */
+const toStored = (owner: string, record: Task.TaskRecord): string => encodeStored({ owner, record })
 
 const fromStored = (raw: string | null): Option.Option<{ readonly owner: string; readonly record: Task.TaskRecord }> =>
   raw === null ? Option.none() : decodeStored(raw)

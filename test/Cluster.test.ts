@@ -153,6 +153,42 @@ layer(Layer.scoped(TestCluster, startCluster("cluster-key-1,cluster-key-0")), {
         assert.strictEqual(textOf(done), "slept")
       }))
 
+    it.scoped("a task's questions are answered with tasks/update on another instance; the task resumes", () =>
+      Effect.gen(function*() {
+        const { lb } = yield* TestCluster
+        // onElicit declares the elicitation capability; the test answers the questions itself
+        const client = yield* connect(lb.url, {
+          tasks: true,
+          onElicit: () => Effect.succeed({ action: "decline" })
+        })
+        const from = lb.log.length
+        const created = yield* client.tasks.callTool("confirm", { what: "ship" })
+        if (!Task.isCreateTaskResult(created)) return assert.fail("expected a task")
+        const [createdOn] = landings(lb, from, "tools/call")
+        for (const round of [1, 2]) {
+          const asked = yield* eventually(
+            client.tasks.get(created.taskId).pipe(
+              Effect.filterOrFail(
+                (t) => t.status === "input_required",
+                (t) => new Error(`still ${t.status} (${t.statusMessage ?? ""})`)
+              )
+            )
+          )
+          const keys = Object.keys(asked.inputRequests ?? {})
+          assert.strictEqual(keys.length, 1, `round ${round}`)
+          // the answer goes to an instance that does not run the task
+          while (lb.nextUpstream() === createdOn) yield* client.tasks.get(created.taskId)
+          yield* client.tasks.update(
+            created.taskId,
+            Object.fromEntries(keys.map((k) => [k, { action: "accept", content: { ok: true } }]))
+          )
+          const updatedOn = landings(lb, from, "tasks/update").at(-1)
+          assert.notStrictEqual(updatedOn, createdOn)
+        }
+        const done = yield* client.tasks.awaitResult(created.taskId)
+        assert.strictEqual(textOf(done), "done ship")
+      }))
+
     it.scoped.skipIf(!HAS_NGINX)(
       "through nginx round robin: a listen hears every instance's touch; a task is cancelled",
       () =>

@@ -20,6 +20,8 @@ export interface RoundRobin {
   readonly url: string
   /** Where each request went, in order. */
   readonly log: ReadonlyArray<Landing>
+  /** The upstream the next request goes to (while all are up). */
+  readonly nextUpstream: () => number
 }
 
 const methodOf = (body: Buffer): string | undefined => {
@@ -86,5 +88,5 @@ export const make = (ports: ReadonlyArray<number>): Effect.Effect<RoundRobin, ne
           server.close(() => resume(Effect.void))
         })
     )
-    return { url: `http://127.0.0.1:${port}/mcp`, log }
+    return { url: `http://127.0.0.1:${port}/mcp`, log, nextUpstream: () => next % ports.length }
   })
