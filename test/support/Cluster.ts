@@ -33,11 +33,16 @@ export interface Proc {
   readonly kill: (signal?: NodeJS.Signals) => Effect.Effect<void>
 }
 
-/** Spawns `command` and waits (at most 60 s) until its output matches `ready`; yields the match. */
+/**
+ * Spawns `command` and waits (at most 60 s) until its output matches `ready`; yields the match.
+ * The Scope's end sends `stopSignal` (default SIGKILL; nginx gets SIGTERM, so that its master
+ * stops its workers instead of leaving them behind).
+ */
 const spawn = (
   command: string,
   args: ReadonlyArray<string>,
-  ready: RegExp
+  ready: RegExp,
+  stopSignal: NodeJS.Signals = "SIGKILL"
 ): Effect.Effect<{ readonly proc: Proc; readonly match: RegExpExecArray }, Error, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.async<{ readonly proc: Proc; readonly match: RegExpExecArray }, Error>((resume) => {
@@ -75,7 +80,7 @@ const spawn = (
         resume(Effect.fail(new Error(`${command} exited (${code ?? signal}) before ready:\n${output}`)))
       })
     }),
-    ({ proc }) => proc.kill("SIGKILL")
+    ({ proc }) => proc.kill(stopSignal)
   )
 
 export interface RedisServer extends Proc {
@@ -168,6 +173,11 @@ export const nginx = (ports: ReadonlyArray<number>): Effect.Effect<Nginx, Error,
     ].join("\n")
     Fs.writeFileSync(Path.join(dir, "nginx.conf"), conf)
     // "start worker process" is logged (notice) once nginx listens
-    const { proc } = yield* spawn("nginx", ["-c", Path.join(dir, "nginx.conf")], /start worker process/)
+    const { proc } = yield* spawn(
+      "nginx",
+      ["-c", Path.join(dir, "nginx.conf")],
+      /start worker process/,
+      "SIGTERM"
+    )
     return { ...proc, url: `http://127.0.0.1:${port}/mcp` }
   })
