@@ -134,7 +134,8 @@ install() (
       "effect@$(cd "$REPO" && pin effect)" \
       "@effect/platform@$(cd "$REPO" && pin @effect/platform)" \
       "@effect/platform-node@$(cd "$REPO" && pin @effect/platform-node)" \
-      "@types/node@$(cd "$REPO" && pin @types/node)" &&
+      "@types/node@$(cd "$REPO" && pin @types/node)" \
+      "ioredis@$(cd "$REPO" && pin ioredis)" &&
     node -p "'presa-mcp ' + require('presa-mcp/package.json').version + ', effect ' + require('effect/package.json').version"
 )
 check "consumer install (tarball + peers into $APP)" install

@@ -42,7 +42,9 @@ import type * as Tool from "./Tool.js"
  * - `versions`: the revisions served, default all of `2026-07-28`, `2025-11-25`, `2025-06-18`;
  * - `logging`: advertise `logging` and accept `logging/setLevel`, default false;
  * - `listChanged`: advertise `listChanged` on tools, prompts and resources and announce changes
- *   (modern: on `subscriptions/listen` streams that asked; legacy: on the session), default false;
+ *   (modern: on `subscriptions/listen` streams that asked; legacy: on the session), default false.
+ *   Changes travel on the `Cluster.ChangeBus` of `make`'s context (e.g. `presa-mcp/Redis`, so the
+ *   instances behind one endpoint hear each other's), else on an in-memory bus of this server;
  * - `subscribe`: advertise `resources.subscribe` (legacy `resources/subscribe`, modern
  *   `resourceSubscriptions` in listen filters), default false;
  * - `exposeErrorMessages`: a tool defect's text is `Name: message` instead of `Name`, default false;
@@ -57,7 +59,8 @@ import type * as Tool from "./Tool.js"
  * - `tasks`: serve the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, modern only):
  *   `{ttl, pollInterval, maxTasks}` (see `Task.Options`); declares the extension, answers
  *   `tasks/get`, `tasks/update`, `tasks/cancel`, and lets tools with a `task` policy answer with a
- *   task. Task state lives in the `Task.TaskStore` of `make`'s context, else in memory;
+ *   task. Task state lives in the `Task.TaskStore` of `make`'s context, else in memory (a store
+ *   with `signals`, like `presa-mcp/Redis`'s, serves every task request on any instance);
  * - `validate`: check tool arguments against `inputSchema` and structured results against
  *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
  *   `presa-mcp/JsonSchemaFull` for full 2020-12).

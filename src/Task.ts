@@ -18,8 +18,10 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import type { HandlerResult } from "./Handler.js"
 import type { InputRequest, InputRequired } from "./Input.js"
 import type * as JsonRpc from "./JsonRpc.js"
@@ -233,8 +235,11 @@ export interface TaskRecord {
  * - `modify`: replaces the live record with `f(record)`; yields the new one.
  *
  * The running handlers (fibers) are not in the store: they belong to the server instance that
- * created the task. A store shared by several instances serves `tasks/get` anywhere; `tasks/update`
- * and `tasks/cancel` reach the handler only on its own instance — route them there with the
+ * created the task. A store shared by several instances serves `tasks/get` anywhere. With
+ * `signals` (since 0.2.0), `tasks/update` and `tasks/cancel` reach the handler from any instance:
+ * the instance that changed the record sends the task id, and the one running the task re-reads
+ * the record (a `cancelled` task's fiber is interrupted, an answered one resumes). Without
+ * `signals` they reach the handler only on its own instance — route them there with the
  * `Mcp-Name: <taskId>` header (SEP-2663 "Streamable HTTP: Routing Headers").
  *
  * @since 0.1.0
@@ -248,6 +253,21 @@ export interface TaskStoreShape {
     now: number,
     f: (record: TaskRecord) => TaskRecord
   ) => Effect.Effect<Option.Option<TaskRecord>>
+  readonly signals?: TaskSignals | undefined
+}
+
+/**
+ * Task-change signals between instances sharing a store: `send(taskId)` tells every instance
+ * (this one included) that the record of `taskId` changed; `subscribe` is a queue of the task ids
+ * sent from the call on (closed with the Scope). Delivery is best effort: a lost signal leaves a
+ * cancelled task's handler running until it ends or its ttl passes (its record stays `cancelled`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TaskSignals {
+  readonly send: (taskId: string) => Effect.Effect<void>
+  readonly subscribe: Effect.Effect<Queue.Dequeue<string>, never, Scope.Scope>
 }
 
 /**

@@ -6,6 +6,8 @@
 
 /** @since 0.1.0 */
 export * as Auth from "./Auth.js"
+/** @since 0.2.0 */
+export * as Cluster from "./Cluster.js"
 /** @since 0.1.0 */
 export * as Content from "./Content.js"
 /** @since 0.1.0 */

@@ -4,12 +4,13 @@
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as PubSub from "effect/PubSub"
+import * as Option from "effect/Option"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Cluster from "../../Cluster.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Task from "../../Task.js"
 import * as Skill from "../skill/build.js"
-import type { AnyOptions, ChangeEvent, Options, Server } from "./model.js"
+import { type AnyOptions, memoryBus, type Options, type Server } from "./model.js"
 import * as InputState from "./requestState.js"
 import * as Defs from "./snapshot.js"
 import * as Tasks from "./tasks.js"
@@ -26,7 +27,8 @@ export const make = <S = never>(typed: AnyOptions): Effect.Effect<Server<S>, Def
     const skills = yield* Effect.forEach(options.skills ?? [], Defs.compileSkill)
     const snapshot = yield* Defs.build({ ...options, skills }, 1)
     const state = yield* SubscriptionRef.make(snapshot)
-    const events = yield* PubSub.unbounded<ChangeEvent>()
+    const bus = yield* Effect.serviceOption(Cluster.ChangeBus)
+    const events = Option.isSome(bus) ? bus.value : yield* memoryBus
     const shutdown = yield* Deferred.make<void>()
     const versions = McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v))
     const info: McpSchema.Implementation = {

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as Cluster from "../../Cluster.js"
 import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as JsonSchema from "../../JsonSchema.js"
@@ -132,10 +133,21 @@ export type MiddlewareRequires<M> = M extends (
 ) => Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError | InputRequired, infer R> ? R
   : never
 
-/** A change to what the server serves. */
-export type ChangeEvent =
-  | { readonly _tag: "ListChanged"; readonly kind: "tools" | "prompts" | "resources" }
-  | { readonly _tag: "ResourceUpdated"; readonly uri: string }
+/** A change to what the server serves (`Cluster.ChangeEvent`). */
+export type ChangeEvent = Cluster.ChangeEvent
+
+/**
+ * Where change events travel (`Cluster.ChangeBus`): in memory by default (one `PubSub`), or across
+ * instances (a Redis channel). Each subscription is a queue that sees every event published after
+ * it was made, whichever instance published it.
+ */
+export type ChangeBus = Cluster.ChangeBusShape
+
+/** The in-memory bus: one unbounded `PubSub` (the behaviour of a single instance). */
+export const memoryBus: Effect.Effect<ChangeBus> = Effect.map(PubSub.unbounded<ChangeEvent>(), (pubsub) => ({
+  publish: (event) => Effect.asVoid(PubSub.publish(pubsub, event)),
+  subscribe: PubSub.subscribe(pubsub)
+}))
 
 /**
  * A server value: its options and the `SubscriptionRef` of definition snapshots. `Services`
@@ -151,7 +163,8 @@ export interface Server<Services = never> {
   readonly "~services"?: ((_: Services) => void) | undefined
   readonly versions: ReadonlyArray<McpSchema.ProtocolVersion>
   readonly state: SubscriptionRef.SubscriptionRef<Defs.Snapshot>
-  readonly events: PubSub.PubSub<ChangeEvent>
+  /** Change events: list changes and resource updates (`Cluster.ChangeBus` of `make`'s context, else in memory). */
+  readonly events: ChangeBus
   readonly shutdown: Deferred.Deferred<void>
   /** HMAC keys for `requestState` (the first signs, all verify). */
   readonly stateKeys: ReadonlyArray<string>

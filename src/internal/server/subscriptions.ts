@@ -5,7 +5,6 @@
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -116,7 +115,7 @@ export const listen = (
         ? honoured.promptsListChanged === true
         : honoured.resourcesListChanged === true
     yield* Effect.scoped(Effect.gen(function*() {
-      const queue = yield* PubSub.subscribe(server.events)
+      const queue = yield* server.events.subscribe
       yield* ctx.notify(
         JsonRpc.notification(McpSchema.Method.subscriptionsAcknowledged, { _meta: meta, notifications: honoured })
       )
@@ -170,7 +169,7 @@ export const sessionNotifications = (
   server: Server,
   session: Session
 ): Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope> =>
-  Effect.map(PubSub.subscribe(server.events), (queue) =>
+  Effect.map(server.events.subscribe, (queue) =>
     coalesced(queue).pipe(
       Stream.filterEffect((e) =>
         Effect.map(Ref.get(session.state), (s) =>
@@ -182,11 +181,11 @@ export const sessionNotifications = (
 
 /** Announces a list change (e.g. after the app changed what a list returns). */
 export const listChanged = (server: Server, kind: "tools" | "prompts" | "resources"): Effect.Effect<void> =>
-  PubSub.publish(server.events, { _tag: "ListChanged", kind })
+  server.events.publish({ _tag: "ListChanged", kind })
 
 /** Announces that a resource's contents changed. */
 export const resourceUpdated = (server: Server, uri: string): Effect.Effect<void> =>
-  PubSub.publish(server.events, { _tag: "ResourceUpdated", uri })
+  server.events.publish({ _tag: "ResourceUpdated", uri })
 
 /** Ends every `subscriptions/listen` gracefully (their result is sent). */
 export const shutdown = (server: Server): Effect.Effect<void> => Deferred.succeed(server.shutdown, undefined)

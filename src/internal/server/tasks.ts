@@ -7,10 +7,12 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -52,8 +54,9 @@ export const makeRuntime = (
     const store = Option.isSome(provided) ? provided.value : yield* Task.makeMemoryStore
     // The map's scope is never closed: each task fiber ends on its own (done, cancelled, expired,
     // or server shutdown), and the map drops it then.
-    const fibers = yield* FiberMap.make<string>().pipe(Scope.extend(yield* Scope.make()))
-    return {
+    const scope = yield* Scope.make()
+    const fibers = yield* FiberMap.make<string>().pipe(Scope.extend(scope))
+    const runtime: Runtime = {
       ttlMs: millis(options.ttl, "1 hour"),
       pollIntervalMs: millis(options.pollInterval, "1 second"),
       maxTasks: Math.max(1, Math.floor(options.maxTasks ?? 1000)),
@@ -62,7 +65,44 @@ export const makeRuntime = (
       waiting: yield* Ref.make(HashMap.empty<string, Deferred.Deferred<void>>()),
       shutdown
     }
+    const signals = store.signals
+    if (signals !== undefined) {
+      // Changes made on other instances (a shared store): until the server shuts down.
+      const queue = yield* signals.subscribe.pipe(Scope.extend(scope))
+      yield* Queue.take(queue).pipe(
+        Effect.flatMap((taskId) => applySignal(runtime, taskId)),
+        Effect.forever,
+        Effect.raceFirst(Deferred.await(shutdown)),
+        Effect.ensuring(Scope.close(scope, Exit.void)),
+        Effect.forkDaemon
+      )
+    }
+    return runtime
   })
+
+/**
+ * A task's record changed on another instance: if this instance runs it, a `cancelled` record
+ * interrupts its fiber and a `working` one wakes a handler waiting for answers.
+ */
+const applySignal = (runtime: Runtime, taskId: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const fiber = yield* FiberMap.get(runtime.fibers, taskId).pipe(Effect.option)
+    if (Option.isNone(fiber)) return
+    const now = yield* Clock.currentTimeMillis
+    const record = yield* runtime.store.get(taskId, now)
+    if (Option.isNone(record) || record.value.status === "cancelled") {
+      yield* Fiber.interruptFork(fiber.value)
+      return
+    }
+    if (record.value.status === "working") yield* wakeLocal(runtime, taskId)
+  })
+
+const wakeLocal = (runtime: Runtime, taskId: string): Effect.Effect<boolean> =>
+  Effect.flatMap(Ref.get(runtime.waiting), (m) =>
+    Option.match(HashMap.get(m, taskId), {
+      onNone: () => Effect.succeed(false),
+      onSome: (wake) => Effect.as(Deferred.succeed(wake, undefined), true)
+    }))
 
 const declares = (ctx: RequestContextShape): boolean => {
   const ext = ctx.era === "modern" ? ctx.clientCapabilities.extensions : undefined
@@ -319,8 +359,8 @@ export const update = (
       }
     })
     if (Option.isSome(updated) && updated.value.status === "working") {
-      const wake = HashMap.get(yield* Ref.get(runtime.waiting), taskId)
-      if (Option.isSome(wake)) yield* Deferred.succeed(wake.value, undefined)
+      const woken = yield* wakeLocal(runtime, taskId)
+      if (!woken && runtime.store.signals !== undefined) yield* runtime.store.signals.send(taskId)
     }
     return {}
   })
@@ -339,6 +379,10 @@ export const cancel = (
     if (Task.isTerminal(record.status)) return {}
     const fiber = yield* FiberMap.get(runtime.fibers, taskId).pipe(Effect.option)
     if (Option.isSome(fiber)) yield* Fiber.interruptFork(fiber.value)
-    else yield* finish(runtime, taskId, { status: "cancelled", statusMessage: "The task was cancelled" })
+    else {
+      yield* finish(runtime, taskId, { status: "cancelled", statusMessage: "The task was cancelled" })
+      // a shared store: the instance running the task interrupts it
+      if (runtime.store.signals !== undefined) yield* runtime.store.signals.send(taskId)
+    }
     return {}
   })

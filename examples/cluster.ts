@@ -1,0 +1,146 @@
+/**
+ * The reference library as one instance of a cluster: run several behind a round-robin load
+ * balancer (see examples/nginx-cluster.conf) and they act as one MCP server, sharing change
+ * events, tasks and the `requestState` keys through Redis.
+ *
+ *   REDIS_URL=redis://127.0.0.1:6379 STATE_KEYS=secret1 npx tsx examples/cluster.ts --port 3001
+ *   npx tsx examples/cluster.ts --redis redis://127.0.0.1:6379 --state-keys secret1,old --port 3002
+ *
+ * Besides the library's definitions:
+ * - `learn` ({name}) adds a tool named `name` on every instance (announced as a tools list change);
+ * - `touch` sends `notifications/resources/updated` for `file:///readme.txt` (to subscribers on
+ *   every instance);
+ * - `slow` ({seconds?}) runs for `seconds` (default 30) unless cancelled; with a client that
+ *   declares the Tasks extension it runs as a task, which any instance can poll or cancel;
+ * - `confirm` ({what}) asks the user twice (two multi round-trip rounds; the second retry carries
+ *   a `requestState` signed by whichever instance answered the first); as a task (a client that
+ *   declares the extension) its questions are answered with `tasks/update` on any instance.
+ *
+ * One line `... listening on <url>` goes to stderr; SIGINT/SIGTERM stop the instance. Without
+ * `STATE_KEYS` an instance signs with a random key, and a retry that lands on another instance is
+ * refused (-32602 "Invalid requestState").
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Console from "effect/Console"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as HashSet from "effect/HashSet"
+import * as Queue from "effect/Queue"
+import { parseArgs } from "node:util"
+import { Input, McpServer, Tool } from "presa-mcp"
+import * as Redis from "presa-mcp/Redis"
+import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+import { codeReview, libraryOptions } from "./library-definitions.js"
+
+const { values } = parseArgs({
+  options: {
+    redis: { type: "string" },
+    "state-keys": { type: "string" },
+    prefix: { type: "string" },
+    port: { type: "string" },
+    host: { type: "string" }
+  }
+})
+
+const redisUrl = values.redis ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
+const stateKeys = (values["state-keys"] ?? process.env.STATE_KEYS ?? "").split(",").filter((k) => k.length > 0)
+const port = Number(values.port ?? process.env.PORT ?? 3000)
+const host = values.host ?? process.env.HOST ?? "127.0.0.1"
+
+/** A learned tool: it answers with its own name. */
+const learned = (name: string) =>
+  Tool.make({ name, description: `A tool learned at run time.`, handler: () => `I am ${name}` })
+
+const CONFIRM = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } as const
+
+const main = Effect.gen(function*() {
+  const redis = yield* Redis.RedisConnection
+  const self = yield* Deferred.make<McpServer.McpServer>()
+  /** Adds a learned tool here unless this instance has it (a duplicate name is a `DefinitionError`). */
+  const addLearned = (server: McpServer.McpServer, name: string) =>
+    McpServer.addTool(server, learned(name)).pipe(Effect.catchTag("DefinitionError", () => Effect.void))
+  const learn = Tool.make({
+    name: "learn",
+    description: "Adds a tool named `name` on every instance.",
+    inputSchema: { type: "object", properties: { name: { type: "string", minLength: 1 } }, required: ["name"] },
+    handler: ({ name }) =>
+      Effect.gen(function*() {
+        const tool = String(name)
+        const server = yield* Deferred.await(self)
+        // stored for instances that start later, announced to those running now
+        yield* redis.run("learn", (c) =>
+          c.sadd(redis.key("learned"), tool).then(() => c.publish(redis.key("learned"), tool)))
+          .pipe(Effect.catchTag("RedisError", (e) =>
+            Effect.logWarning("learn: not shared", e.message)))
+        yield* addLearned(server, tool)
+        return `learned ${tool}`
+      })
+  })
+  const touch = Tool.make({
+    name: "touch",
+    description: "Announces that file:///readme.txt changed.",
+    handler: () =>
+      Effect.flatMap(Deferred.await(self), (server) => McpServer.resourceUpdated(server, "file:///readme.txt")).pipe(
+        Effect.as("touched file:///readme.txt")
+      )
+  })
+  const slow = Tool.make({
+    name: "slow",
+    description: "Runs for `seconds` (default 30) unless cancelled.",
+    inputSchema: { type: "object", properties: { seconds: { type: "number", minimum: 0, maximum: 30 } } },
+    task: "optional",
+    handler: ({ seconds }) =>
+      Effect.sleep(`${typeof seconds === "number" ? seconds : 30} seconds`).pipe(
+        Effect.onInterrupt(() => Effect.logInfo("slow: interrupted")),
+        Effect.as("slept")
+      )
+  })
+  const confirm = Tool.make({
+    name: "confirm",
+    description: "Asks twice whether to do `what`.",
+    inputSchema: { type: "object", properties: { what: { type: "string" } }, required: ["what"] },
+    task: "optional",
+    handler: ({ what }) =>
+      Effect.gen(function*() {
+        const first = yield* Input.elicit(`Do ${String(what)}?`, CONFIRM)
+        if (first.action !== "accept" || first.content?.ok !== true) return `not done`
+        const second = yield* Input.elicit(`Really do ${String(what)}?`, CONFIRM)
+        return second.action === "accept" && second.content?.ok === true ? `done ${String(what)}` : `not done`
+      })
+  })
+  const server = yield* McpServer.make({
+    ...libraryOptions,
+    tools: [...(libraryOptions.tools ?? []), learn, touch, slow, confirm],
+    skills: [yield* codeReview],
+    listChanged: true,
+    subscribe: true,
+    tasks: { pollInterval: "200 millis" },
+    ...(stateKeys.length > 0 ? { inputState: { keys: stateKeys } } : {})
+  })
+  yield* Deferred.succeed(self, server)
+  // Tools learned on other instances: those learned before this one started, then as they come.
+  const announced = yield* redis.channel("learned")
+  const known = yield* redis.run("learned", (c) => c.smembers(redis.key("learned"))).pipe(
+    Effect.catchTag("RedisError", () => Effect.succeed<ReadonlyArray<string>>([]))
+  )
+  yield* Effect.forEach(HashSet.fromIterable(known), (name) => addLearned(server, name), { discard: true })
+  yield* Queue.take(announced).pipe(
+    Effect.flatMap((name) => addLearned(server, name)),
+    Effect.forever,
+    Effect.forkScoped
+  )
+  const address = yield* StreamableHttp.serve(server, { port, host })
+  yield* Console.error(`presa-cluster instance ${redis.instanceId} listening on ${address.url}`)
+  return yield* Effect.never
+}).pipe(
+  Effect.scoped,
+  Effect.provide(Redis.layer({ url: redisUrl, ...(values.prefix === undefined ? {} : { prefix: values.prefix }) })),
+  Effect.catchTag("ServeError", (e) =>
+    Console.error(`cannot listen on ${host}:${port}: ${String(e.cause)}`).pipe(
+      Effect.zipRight(Effect.sync(() => {
+        process.exitCode = 1
+      }))
+    ))
+)
+
+NodeRuntime.runMain(main)
