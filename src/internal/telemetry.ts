@@ -431,6 +431,8 @@ export const clientRequest = <E extends { readonly _tag: string }>(
       (span) =>
         Effect.flatMap(TraceContext, (trace) =>
           send(withTraceMeta(params, span, trace)).pipe(
+            // what the transport traces (an HTTP request) runs beneath the MCP span
+            Effect.withParentSpan(span),
             Effect.onExit((exit) => {
               const end = clock.unsafeCurrentTimeNanos()
               const outcome = Exit.isSuccess(exit) ? resultOutcome(exit.value) : failureOutcome(exit)
