@@ -72,9 +72,10 @@ export const DURATION_BOUNDARIES: ReadonlyArray<number> = internal.DURATION_BOUN
  * ready (histogram, unit `s`). Labels: `mcp.method.name`, `gen_ai.tool.name`,
  * `gen_ai.prompt.name`, `gen_ai.operation.name`, `mcp.protocol.version`, `network.transport`,
  * `network.protocol.name`, and on failure `error.type` (the JSON-RPC code, `tool_error`,
- * `cancelled`) and `rpc.response.status_code`. A -32602 answer carries no tool or prompt name
- * (names a peer made up must not grow the label sets). Read it with `Metric.value` after
- * `Metric.taggedWithLabels`.
+ * `cancelled`) and `rpc.response.status_code`, and `unit: "s"` (how `@effect/opentelemetry` learns
+ * the unit). Names a peer makes up must not grow the label sets: a -32602 answer carries no tool
+ * or prompt name, a -32601 answer records the method as `_OTHER`. Read the values with
+ * `Metric.snapshot` (one entry per label set).
  *
  * @since 0.2.0
  * @category models

@@ -477,6 +477,8 @@ describe("tool content (opt-in) and metrics", () => {
           yield* client.callTool("metered_ok", {})
           yield* client.callTool("metered_ok", {})
           yield* Effect.flip(client.callTool("metered_unknown", {}))
+          const unknownMethod = yield* Effect.flip(client.request("metered/unknown-method"))
+          assert.strictEqual(unknownMethod._tag === "McpError" && unknownMethod.code, -32601)
           yield* client.close
         }).pipe(Effect.scoped)
 
@@ -509,6 +511,12 @@ describe("tool content (opt-in) and metrics", () => {
           }
         }
         for (const side of ["server", "client"] as const) {
+          // an unknown method is not a label value of its own
+          const other = yield* histograms(`mcp.${side}.operation.duration`, { "error.type": "-32601" })
+          expect(other.map((p) => p.metricKey.tags.find((t) => t.key === "mcp.method.name")?.value)).toContain("_OTHER")
+          for (const p of other) {
+            expect(p.metricKey.tags).not.toContainEqual(expect.objectContaining({ value: "metered/unknown-method" }))
+          }
           const sessions = yield* histograms(`mcp.${side}.session.duration`, {
             "mcp.protocol.version": "2025-11-25",
             "network.transport": "tcp",

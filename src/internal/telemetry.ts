@@ -19,6 +19,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
@@ -269,11 +270,8 @@ export const DURATION_BOUNDARIES: ReadonlyArray<number> = [
   300
 ]
 
-const histogram = (name: string, description: string) =>
-  Metric.histogram(name, MetricBoundaries.fromIterable(DURATION_BOUNDARIES), description).pipe(
-    // The unit (UCUM `s`): Effect metrics carry it as a tag, which exporters read as the unit.
-    Metric.tagged("unit", "s")
-  )
+const histogram = (name: string, description: string): Metric.Metric.Histogram<number> =>
+  Metric.histogram(name, MetricBoundaries.fromIterable(DURATION_BOUNDARIES), description)
 
 export const serverOperationDuration = histogram(
   "mcp.server.operation.duration",
@@ -292,6 +290,9 @@ export const clientSessionDuration = histogram(
   "The duration of the MCP session as observed on the MCP client."
 )
 
+/** The unit (UCUM `s`): Effect metrics carry it as a label, which `@effect/opentelemetry` reads as the unit. */
+const UNIT = MetricLabel.make("unit", "s")
+
 /** The attribute keys an operation metric takes from the span's attributes (conventions' metric tables). */
 const OPERATION_METRIC_KEYS = [
   Attr.methodName,
@@ -301,34 +302,74 @@ const OPERATION_METRIC_KEYS = [
   Attr.protocolVersion,
   Attr.networkTransport,
   Attr.networkProtocolName,
-  Attr.networkProtocolVersion
+  Attr.networkProtocolVersion,
+  Attr.serverAddress,
+  Attr.serverPort,
+  Attr.errorType,
+  Attr.statusCode
 ] as const
 
-/** Records one operation's duration with the span's low-cardinality attributes and its outcome. */
+/**
+ * Label arrays by their text, so that each distinct label set is one array: effect's metric hooks
+ * are cached by the identity of the label array (a fresh array per update would look the
+ * registry up, hashing every label, each time). Bounded: past the bound arrays are not kept.
+ */
+const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+const MAX_LABEL_SETS = 4096
+
+const labelsOf = (pairs: ReadonlyArray<readonly [string, string]>): ReadonlyArray<MetricLabel.MetricLabel> => {
+  let text = ""
+  for (const [k, v] of pairs) text += `${k}\u0000${v}\u0001`
+  const cached = labelSets.get(text)
+  if (cached !== undefined) return cached
+  const labels = [UNIT, ...pairs.map(([k, v]) => MetricLabel.make(k, v))]
+  if (labelSets.size < MAX_LABEL_SETS) labelSets.set(text, labels)
+  return labels
+}
+
+/** Updates `metric` with `labels` and the fiber's own metric labels (`Effect.tagMetrics`), if any. */
+const update = (
+  metric: Metric.Metric.Histogram<number>,
+  labels: ReadonlyArray<MetricLabel.MetricLabel>,
+  seconds: number
+): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => {
+    const own = fiber.getFiberRef(FiberRef.currentMetricLabels)
+    metric.unsafeUpdate(seconds, own.length === 0 ? labels : [...labels, ...own])
+    return Effect.void
+  })
+
+/**
+ * Records one operation's duration with the span's low-cardinality attributes and its outcome.
+ * Kept bounded against names a peer makes up: a -32602 answer (unknown tool or prompt) drops
+ * the tool / prompt name, a -32601 answer (unknown method) records the method as `_OTHER`.
+ */
 export const recordOperation = (
   metric: Metric.Metric.Histogram<number>,
   attributes: ReadonlyMap<string, unknown>,
   outcome: Outcome | undefined,
-  side: "server" | "client",
   seconds: number
 ): Effect.Effect<void> => {
-  const labels: Array<MetricLabel.MetricLabel> = []
-  const invalidName = outcome?.statusCode === String(JsonRpc.ErrorCode.InvalidParams)
+  const invalidName = outcome?.statusCode === INVALID_PARAMS
+  const unknownMethod = outcome?.statusCode === METHOD_NOT_FOUND
+  const pairs: Array<readonly [string, string]> = []
   for (const key of OPERATION_METRIC_KEYS) {
     if (invalidName && (key === Attr.toolName || key === Attr.promptName)) continue
-    const value = attributes.get(key)
-    if (typeof value === "string") labels.push(MetricLabel.make(key, value))
+    const value = key === Attr.errorType
+      ? outcome?.errorType
+      : key === Attr.statusCode
+      ? outcome?.statusCode
+      : key === Attr.methodName && unknownMethod
+      ? "_OTHER"
+      : attributes.get(key)
+    if (typeof value === "string") pairs.push([key, value])
+    else if (typeof value === "number") pairs.push([key, String(value)])
   }
-  if (side === "client") {
-    const address = attributes.get(Attr.serverAddress)
-    const port = attributes.get(Attr.serverPort)
-    if (typeof address === "string") labels.push(MetricLabel.make(Attr.serverAddress, address))
-    if (typeof port === "number") labels.push(MetricLabel.make(Attr.serverPort, String(port)))
-  }
-  if (outcome?.errorType !== undefined) labels.push(MetricLabel.make(Attr.errorType, outcome.errorType))
-  if (outcome?.statusCode !== undefined) labels.push(MetricLabel.make(Attr.statusCode, outcome.statusCode))
-  return Metric.update(Metric.taggedWithLabels(metric, labels), seconds)
+  return update(metric, labelsOf(pairs), seconds)
 }
+
+const INVALID_PARAMS = String(JsonRpc.ErrorCode.InvalidParams)
+const METHOD_NOT_FOUND = String(JsonRpc.ErrorCode.MethodNotFound)
 
 /** Nanoseconds between two clock readings, in seconds. */
 export const secondsBetween = (startNanos: bigint, endNanos: bigint): number => Number(endNanos - startNanos) / 1e9
@@ -387,7 +428,7 @@ export const serverRequest = <R extends { readonly message: JsonRpc.Response }>(
           }
         }
         endSpan(span, end, Exit.isSuccess(exit) ? outcome : undefined, Exit.isSuccess(exit) ? undefined : exit, content)
-        return recordOperation(serverOperationDuration, span.attributes, outcome, "server", secondsBetween(start, end))
+        return recordOperation(serverOperationDuration, span.attributes, outcome, secondsBetween(start, end))
       }))
   })
 
@@ -441,7 +482,6 @@ export const clientRequest = <E extends { readonly _tag: string }>(
                 clientOperationDuration,
                 span.attributes,
                 outcome ?? { errorType: "cancelled" },
-                "client",
                 secondsBetween(start, end)
               )
             })
@@ -486,14 +526,15 @@ export const recordSession = (
   peer: Peer | undefined
 ): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeNanos, (now) => {
-    const labels: Array<MetricLabel.MetricLabel> = []
-    if (protocolVersion !== undefined) labels.push(MetricLabel.make(Attr.protocolVersion, protocolVersion))
+    const pairs: Array<readonly [string, string]> = []
+    if (protocolVersion !== undefined) pairs.push([Attr.protocolVersion, protocolVersion])
     if (peer !== undefined) {
-      labels.push(MetricLabel.make(Attr.networkTransport, peer.transport))
-      if (peer.protocolName !== undefined) labels.push(MetricLabel.make(Attr.networkProtocolName, peer.protocolName))
+      pairs.push([Attr.networkTransport, peer.transport])
+      if (peer.protocolName !== undefined) pairs.push([Attr.networkProtocolName, peer.protocolName])
     }
-    return Metric.update(
-      Metric.taggedWithLabels(side === "server" ? serverSessionDuration : clientSessionDuration, labels),
+    return update(
+      side === "server" ? serverSessionDuration : clientSessionDuration,
+      labelsOf(pairs),
       secondsBetween(startNanos, now)
     )
   })
