@@ -462,6 +462,27 @@ describe("tool content (opt-in) and metrics", () => {
         Object.entries(labels).every(([k, v]) => p.metricKey.tags.some((t) => t.key === k && t.value === v))
       ))
 
+  it.effect("with the tracer disabled the metrics keep the request's labels", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({
+        name: "untraced",
+        version: "1",
+        tools: [Tool.make({ name: "untraced_ok", handler: () => "ok" })]
+      })
+      const client = yield* McpClient.connect(yield* InProcess.client(server))
+      yield* client.callTool("untraced_ok", {}).pipe(Effect.withTracerEnabled(false))
+      for (const side of ["server", "client"] as const) {
+        const found = yield* histograms(`mcp.${side}.operation.duration`, {
+          "mcp.method.name": "tools/call",
+          "gen_ai.tool.name": "untraced_ok",
+          "gen_ai.operation.name": "execute_tool"
+        })
+        assert.strictEqual(found.length, 1, side)
+        const state = found[0]?.metricState
+        assert(state !== undefined && MetricState.isHistogramState(state) && state.count === 1, side)
+      }
+    }))
+
   it.live(
     "mcp.server/client.operation.duration: seconds, the conventions' buckets and labels; session durations",
     () =>

@@ -346,7 +346,8 @@ const update = (
  */
 export const recordOperation = (
   metric: Metric.Metric.Histogram<number>,
-  attributes: ReadonlyMap<string, unknown>,
+  span: Tracer.Span,
+  initial: Record<string, unknown>,
   outcome: Outcome | undefined,
   seconds: number
 ): Effect.Effect<void> => {
@@ -361,11 +362,20 @@ export const recordOperation = (
       ? outcome?.statusCode
       : key === Attr.methodName && unknownMethod
       ? "_OTHER"
-      : attributes.get(key)
+      : attributeOf(span, initial, key)
     if (typeof value === "string") pairs.push([key, value])
     else if (typeof value === "number") pairs.push([key, String(value)])
   }
   return update(metric, labelsOf(pairs), seconds)
+}
+
+/**
+ * An attribute of the span, else of the attributes it was opened with (a span of a disabled
+ * tracer keeps none: the metric still gets the request's own).
+ */
+const attributeOf = (span: Tracer.Span, initial: Record<string, unknown>, key: string): unknown => {
+  const value = span.attributes.get(key)
+  return value === undefined ? initial[key] : value
 }
 
 const INVALID_PARAMS = String(JsonRpc.ErrorCode.InvalidParams)
@@ -428,7 +438,7 @@ export const serverRequest = <R extends { readonly message: JsonRpc.Response }>(
           }
         }
         endSpan(span, end, Exit.isSuccess(exit) ? outcome : undefined, Exit.isSuccess(exit) ? undefined : exit, content)
-        return recordOperation(serverOperationDuration, span.attributes, outcome, secondsBetween(start, end))
+        return recordOperation(serverOperationDuration, span, attributes, outcome, secondsBetween(start, end))
       }))
   })
 
@@ -480,7 +490,8 @@ export const clientRequest = <E extends { readonly _tag: string }>(
               endSpan(span, end, outcome, outcome === undefined ? exit : undefined, content)
               return recordOperation(
                 clientOperationDuration,
-                span.attributes,
+                span,
+                attributes,
                 outcome ?? { errorType: "cancelled" },
                 secondsBetween(start, end)
               )
