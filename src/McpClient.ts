@@ -27,6 +27,7 @@ import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as Skill from "./Skill.js"
 import type * as Task from "./Task.js"
+import type * as Telemetry from "./Telemetry.js"
 import type { ClientTransport, RequestOptions, TransportError } from "./Transport.js"
 
 /**
@@ -141,6 +142,11 @@ export interface Options extends InputHandlers {
    * the call fails with `ClientError` "Timeout".
    */
   readonly requestTimeout?: Duration.DurationInput
+  /**
+   * Telemetry (`Telemetry.Options`): `recordToolContent` adds a tool call's arguments and result
+   * to its CLIENT span. Default: not recorded. (Since 0.2.0.)
+   */
+  readonly telemetry?: Telemetry.Options
   /**
    * With `onElicit`, declare URL-mode elicitation too (`elicitation: {form: {}, url: {}}` instead
    * of `{}`). Default `false`; no effect without `onElicit`.

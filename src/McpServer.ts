@@ -63,7 +63,10 @@ import type * as Tool from "./Tool.js"
  *   with `signals`, like `presa-mcp/Redis`'s, serves every task request on any instance);
  * - `validate`: check tool arguments against `inputSchema` and structured results against
  *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
- *   `presa-mcp/JsonSchemaFull` for full 2020-12).
+ *   `presa-mcp/JsonSchemaFull` for full 2020-12);
+ * - `telemetry`: `{recordToolContent}` (see `Telemetry.Options`, since 0.2.0): add a tool call's
+ *   arguments and result to its SERVER span, default false. Spans and metrics need no option (see
+ *   the `Telemetry` module).
  *
  * The type parameters are the definitions' and middlewares' types ({@link make} infers them to
  * compute the services the server needs); their defaults are definitions that need no services.

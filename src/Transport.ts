@@ -11,6 +11,7 @@ import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as JsonRpc from "./JsonRpc.js"
+import type * as Telemetry from "./Telemetry.js"
 
 /**
  * A local transport failure: the process could not be spawned or exited, the connection closed,
@@ -110,4 +111,10 @@ export interface ClientTransport {
   readonly sessionNotifications?:
     | Effect.Effect<Stream.Stream<JsonRpc.Notification, TransportError>, TransportError, Scope.Scope>
     | undefined
+  /**
+   * The server end as spans and metrics record it (`network.transport`, `server.address` /
+   * `server.port`; see `Telemetry.Peer`): stdio `pipe`, HTTP `tcp` with the URL's host and port.
+   * Optional (since 0.2.0); the in-process transport has none.
+   */
+  readonly peer?: Telemetry.Peer | undefined
 }

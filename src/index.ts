@@ -42,6 +42,8 @@ export * as Resource from "./Resource.js"
 export * as Skill from "./Skill.js"
 /** @since 0.1.0 */
 export * as Task from "./Task.js"
+/** @since 0.2.0 */
+export * as Telemetry from "./Telemetry.js"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.js"
 /** @since 0.1.0 */

@@ -12,6 +12,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import type { CallError, CallOptions } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import type { RequestOptions } from "../../Transport.js"
+import * as Telemetry from "../telemetry.js"
 import * as Cache from "./cache.js"
 import { ClientError } from "./error.js"
 import * as ClientInput from "./input.js"
@@ -34,19 +35,29 @@ export const exchange = (
   requestOptions: RequestOptions | undefined,
   deadline: Duration.Duration
 ): Effect.Effect<JsonRpc.JsonObject, CallError> =>
-  setup.transport.request(JsonRpc.request(id, method, params), {
-    onNotification: requestOptions?.onNotification,
-    onRequest: requestOptions?.onRequest ?? setup.answerServer,
-    timeout: deadline
-  }).pipe(
-    Effect.mapError((e): CallError =>
-      e.reason === "Timeout" ? new ClientError({ reason: "Timeout", message: `${method} timed out` }) : e
-    ),
-    Effect.flatMap((response) =>
-      JsonRpc.isErrorResponse(response)
-        ? Effect.fail(JsonRpc.McpError.fromErrorObject(response.error))
-        : Effect.succeed(response.result)
-    )
+  // The request's CLIENT span, whose `traceparent` goes in `params._meta` (internal/telemetry.ts).
+  Telemetry.clientRequest(
+    method,
+    params,
+    id,
+    setup.protocolVersion,
+    setup.transport.peer,
+    setup.options.telemetry,
+    (traced) =>
+      setup.transport.request(JsonRpc.request(id, method, traced), {
+        onNotification: requestOptions?.onNotification,
+        onRequest: requestOptions?.onRequest ?? setup.answerServer,
+        timeout: deadline
+      }).pipe(
+        Effect.mapError((e): CallError =>
+          e.reason === "Timeout" ? new ClientError({ reason: "Timeout", message: `${method} timed out` }) : e
+        ),
+        Effect.flatMap((response) =>
+          JsonRpc.isErrorResponse(response)
+            ? Effect.fail(JsonRpc.McpError.fromErrorObject(response.error))
+            : Effect.succeed(response.result)
+        )
+      )
   )
 
 /**

@@ -5,6 +5,7 @@
  * `McpClient`.
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -18,6 +19,7 @@ import * as McpSchema from "../../McpSchema.js"
 import * as Skill from "../../Skill.js"
 import * as Task from "../../Task.js"
 import type { ClientTransport } from "../../Transport.js"
+import * as Telemetry from "../telemetry.js"
 import { call, send } from "./call.js"
 import { decoder } from "./decode.js"
 import { ClientError } from "./error.js"
@@ -198,7 +200,7 @@ const callTool = (
   )
 
 /** The `McpClient` record over a connected client's state. */
-const assemble = (state: State): McpClient => {
+const assemble = (state: State, startedNanos: bigint): McpClient => {
   const { info, transport } = state
   const listTools = (cursor?: string) => Lists.listTools(state, cursor)
   const listResources = (cursor?: string) => Lists.listResources(state, cursor)
@@ -247,7 +249,17 @@ const assemble = (state: State): McpClient => {
     readSkillFile: (entry, uri) => Skills.readSkillFile(state, entry, uri),
     readDirectory: (uri) => Skills.readDirectory(state, uri),
     tasks,
-    close: Effect.zipRight(Ref.set(state.closed, true), transport.close)
+    close: Effect.zipRight(
+      Effect.flatMap(
+        Ref.getAndSet(state.closed, true),
+        // A legacy session ends here (semantic-conventions-genai, docs/gen-ai/mcp.md, "Metrics").
+        (wasClosed) =>
+          wasClosed || state.isModern
+            ? Effect.void
+            : Telemetry.recordSession("client", startedNanos, info.protocolVersion, transport.peer)
+      ),
+      transport.close
+    )
   }
 }
 
@@ -257,9 +269,10 @@ export const connect = (
   options: Options = {}
 ): Effect.Effect<McpClient, CallError> =>
   Effect.gen(function*() {
+    const startedNanos = yield* Clock.currentTimeNanos
     const setup = makeSetup(transport, options)
     if (transport.setRequestHandler !== undefined) yield* transport.setRequestHandler(setup.answerServer)
     const modern = modernVersions(setup.allowed)[0]
     const info = modern === undefined ? yield* handshake(setup) : yield* detect(setup, modern)
-    return assemble(yield* makeState(setup, info, Listen.DEFAULT_RELISTEN))
+    return assemble(yield* makeState(setup, info, Listen.DEFAULT_RELISTEN), startedNanos)
   })

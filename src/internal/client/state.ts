@@ -50,6 +50,8 @@ export interface Setup {
   /** The client's answer to server→client requests: `ping` and the input handlers. */
   readonly answerServer: RequestHandler
   readonly counters: Counters
+  /** The negotiated revision once connected (`mcp.protocol.version` of the client's spans). */
+  readonly protocolVersion?: string | undefined
 }
 
 /** A connected client's state: its setup, what the era detection found, its resources. */
@@ -128,6 +130,7 @@ export const makeState = (
     return {
       ...setup,
       info,
+      protocolVersion: info.protocolVersion,
       isModern,
       ownModernMeta: isModern ? modernMeta(setup, info.protocolVersion) : undefined,
       cache,

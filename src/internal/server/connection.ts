@@ -20,12 +20,14 @@
  *   every request gets exactly one response on every transport.
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -33,6 +35,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import type { AuthInfo } from "../../RequestContext.js"
 import { rootFork } from "../runtime.js"
+import * as Telemetry from "../telemetry.js"
 import * as ClientRequests from "./clientRequests.js"
 import * as Dispatch from "./dispatch.js"
 import type { Headers, Reply, Server, Session } from "./model.js"
@@ -75,6 +78,8 @@ export interface Incoming {
   readonly headers?: Headers | undefined
   /** The caller a verified bearer token established (HTTP with `auth`). */
   readonly auth?: AuthInfo | undefined
+  /** The other end as this message's transport knows it (HTTP: per request); else the connection's `peer`. */
+  readonly peer?: Telemetry.Peer | undefined
 }
 
 /** Options of {@link make}. */
@@ -96,12 +101,16 @@ export interface Options {
    * this connection's listen streams too); default: the connection's own only.
    */
   readonly stopped?: Deferred.Deferred<void> | undefined
+  /** The other end of every message of this connection (stdio: `pipe`), for spans and metrics. */
+  readonly peer?: Telemetry.Peer | undefined
 }
 
 /** One connection (see the module's documentation). */
 export interface Connection {
   readonly server: Server
   readonly session: Session | undefined
+  /** When the connection was made (`Clock` nanoseconds): the start of its legacy session. */
+  readonly startedNanos: bigint
   /** Completed when the connection stops: its open `subscriptions/listen` requests end. */
   readonly stopped: Deferred.Deferred<void>
   /**
@@ -144,8 +153,24 @@ export interface Connection {
 export const make = (server: Server, options: Options = {}): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.flatMap(
     makeUnscoped(server, options),
-    (connection) => Effect.as(Effect.addFinalizer(() => connection.interruptAll), connection)
+    (connection) => Effect.as(Effect.addFinalizer(() => endSession(connection, options)), connection)
   )
+
+/**
+ * The end of a connection: its requests are interrupted; a legacy session that was initialized
+ * records `mcp.server.session.duration` (semantic-conventions-genai, docs/gen-ai/mcp.md, "Metrics").
+ */
+const endSession = (connection: Connection, options: Options): Effect.Effect<void> => {
+  const session = connection.session
+  if (session === undefined) return connection.interruptAll
+  return Effect.zipRight(
+    connection.interruptAll,
+    Effect.flatMap(Ref.get(session.state), (state) =>
+      state === undefined
+        ? Effect.void
+        : Telemetry.recordSession("server", connection.startedNanos, state.protocolVersion, options.peer))
+  )
+}
 
 /**
  * Builds a connection whose requests run in their callers' fibers ({@link Connection.run}, the
@@ -162,7 +187,8 @@ export const makeUnscoped = (server: Server, options: Options = {}): Effect.Effe
     const stopped = options.stopped ?? (yield* Deferred.make<void>())
     const runFork = rootFork(runtime)
     const inflight = makeInflight(runFork, Math.max(1, Math.floor(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT)))
-    return makeConnection(server, options, stopped, inflight, runFork)
+    const startedNanos = yield* Clock.currentTimeNanos
+    return makeConnection(server, options, stopped, inflight, runFork, startedNanos)
   })
 
 const makeConnection = (
@@ -170,7 +196,8 @@ const makeConnection = (
   options: Options,
   stopped: Deferred.Deferred<void>,
   inflight: Inflight,
-  runFork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
+  runFork: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>,
+  startedNanos: bigint
 ): Connection => {
   const session = options.session
   const pending = session === undefined ? undefined : ClientRequests.makeUnsafe()
@@ -181,7 +208,9 @@ const makeConnection = (
   let sharedOutlet: Outlet | undefined
   let sharedOptions: Dispatch.DispatchOptions | undefined
   const dispatchOptions = (incoming: Incoming, outlet: Outlet): Dispatch.DispatchOptions => {
-    if (incoming.headers !== undefined || incoming.auth !== undefined) return buildOptions(incoming, outlet)
+    if (incoming.headers !== undefined || incoming.auth !== undefined || incoming.peer !== undefined) {
+      return buildOptions(incoming, outlet)
+    }
     if (outlet === sharedOutlet && sharedOptions !== undefined) return sharedOptions
     sharedOutlet = outlet
     sharedOptions = buildOptions(incoming, outlet)
@@ -193,6 +222,7 @@ const makeConnection = (
       session,
       headers: incoming.headers,
       auth: incoming.auth,
+      peer: incoming.peer ?? options.peer,
       shutdown: stopped,
       notify: send ?? noNotify,
       sendRequest: pending === undefined
@@ -300,6 +330,7 @@ const makeConnection = (
   return {
     server,
     session,
+    startedNanos,
     stopped,
     receive,
     run,
@@ -359,6 +390,7 @@ export const answerStateless = (
     session,
     headers: incoming.headers,
     auth: incoming.auth,
+    peer: incoming.peer,
     shutdown: stopped,
     notify: outlet.send ?? noNotify
   })

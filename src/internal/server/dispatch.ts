@@ -12,6 +12,7 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Tracer from "effect/Tracer"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
+import * as Telemetry from "../telemetry.js"
 import * as HeaderRules from "./headerAgreement.js"
 import * as Defs from "./snapshot.js"
 
@@ -172,35 +173,33 @@ export const dispatchClassified = (
       return handleNotification(classified.message, options).pipe(Effect.as(Option.none()))
     case "Request": {
       const request = classified.message
-      // The request's span. Attributes are set on the span object directly (no per-request
-      // annotate effects); the span is the parent of whatever the request traces, and the defect
-      // log below runs beneath it too.
-      return Effect.useSpan(
-        request.method,
-        { kind: "server", captureStackTrace: false, attributes: spanAttributes(request) },
-        (span) =>
-          handleRequest(server, request, options, span).pipe(
-            Effect.mapInputContext((current: Context.Context<never>) => requestEnvironment(server, current, span)),
-            Effect.map((result): Reply => ({ message: JsonRpc.success(request.id, result), status: 200 })),
-            Effect.catchAll((f) =>
-              Effect.succeed<Reply>({ message: JsonRpc.failure(request.id, f.error), status: f.status })
-            ),
-            Effect.catchAllDefect((defect) =>
-              Effect.logError(`${request.method} failed with a defect`, Cause.die(defect)).pipe(
-                Effect.withParentSpan(span),
-                Effect.as<Reply>({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
+      // The request's SERVER span (internal/telemetry.ts): named and attributed by the
+      // OpenTelemetry MCP conventions, the child of the caller's `_meta.traceparent`, ended with
+      // the reply's outcome. It is the parent of whatever the request traces; the defect log
+      // below runs beneath it too.
+      return Effect.map(
+        Telemetry.serverRequest(
+          request,
+          options.peer,
+          server.options.telemetry,
+          (span, trace) =>
+            handleRequest(server, request, options, span).pipe(
+              Effect.mapInputContext((current: Context.Context<never>) =>
+                requestEnvironment(server, current, span, trace)
+              ),
+              Effect.map((result): Reply => ({ message: JsonRpc.success(request.id, result), status: 200 })),
+              Effect.catchAll((f) =>
+                Effect.succeed<Reply>({ message: JsonRpc.failure(request.id, f.error), status: f.status })
+              ),
+              Effect.catchAllDefect((defect) =>
+                Effect.logError(`${request.method} failed with a defect`, Cause.die(defect)).pipe(
+                  Effect.withParentSpan(span),
+                  Effect.as<Reply>({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
+                )
               )
-            ),
-            Effect.map((reply) => {
-              if (JsonRpc.isErrorResponse(reply.message)) {
-                span.attribute("mcp.outcome", "error")
-                span.attribute("mcp.error.code", reply.message.error.code)
-              } else {
-                span.attribute("mcp.outcome", reply.message.result.isError === true ? "tool_error" : "ok")
-              }
-              return Option.some(reply)
-            })
-          )
+            )
+        ),
+        Option.some
       )
     }
   }
@@ -215,13 +214,16 @@ export const dispatchClassified = (
 const requestEnvironment = (
   server: Server,
   current: Context.Context<never>,
-  span: Tracer.Span
-): Context.Context<never> =>
-  Context.add(
+  span: Tracer.Span,
+  trace: Telemetry.TraceContext["Type"] | undefined
+): Context.Context<never> => {
+  const withSpan = Context.add(
     server.context.unsafeMap.size === 0 ? current : Context.merge(server.context, current),
     Tracer.ParentSpan,
     span
   )
+  return trace === undefined ? withSpan : Context.add(withSpan, Telemetry.TraceContext, trace)
+}
 
 const handleNotification = (
   notification: JsonRpc.Notification,
@@ -362,13 +364,3 @@ const initialize = (
       ...(server.options.instructions === undefined ? {} : { instructions: server.options.instructions })
     }
   })
-
-/** The span's first attributes: method, id, and what the request targets (tool / prompt name, resource URI). */
-const spanAttributes = (request: JsonRpc.Request): Record<string, string> => {
-  const name = HeaderRules.nameOf(request.method, request.params)
-  return name === undefined
-    ? { "mcp.method": request.method, "jsonrpc.request.id": String(request.id) }
-    : request.method === McpSchema.Method.resourcesRead
-    ? { "mcp.method": request.method, "jsonrpc.request.id": String(request.id), "mcp.resource.uri": name }
-    : { "mcp.method": request.method, "jsonrpc.request.id": String(request.id), "mcp.name": name }
-}

@@ -20,6 +20,7 @@ import type * as Resource from "../../Resource.js"
 import type * as Skill from "../../Skill.js"
 import type * as Task from "../../Task.js"
 import type * as Tool from "../../Tool.js"
+import type * as Telemetry from "../telemetry.js"
 import * as Defs from "./snapshot.js"
 import type * as Tasks from "./tasks.js"
 
@@ -60,6 +61,7 @@ export interface Options<
   readonly skills?: ReadonlyArray<Skill.Skill>
   readonly middleware?: ReadonlyArray<M>
   readonly tasks?: Task.Options
+  readonly telemetry?: Telemetry.Options
 }
 
 /** Options whatever services their definitions need (what the server stores). */
@@ -217,6 +219,8 @@ export interface DispatchOptions {
    * requests end gracefully (with their result). `McpServer.shutdown` ends those of every transport.
    */
   readonly shutdown?: Deferred.Deferred<void> | undefined
+  /** The other end of the connection as far as the transport knows it (span and metric attributes). */
+  readonly peer?: Telemetry.Peer | undefined
 }
 
 /** A response and the HTTP status the spec gives it. */

@@ -9,6 +9,7 @@ import type * as Tracer from "effect/Tracer"
 import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
+import * as Telemetry from "../telemetry.js"
 import type { Era } from "./dispatch.js"
 import { fail, Failure } from "./failure.js"
 import { capabilities } from "./make.js"
@@ -55,8 +56,7 @@ const routeIn = (
   tool: Defs.CompiledTool | undefined,
   mrtr: MrtrInput | undefined
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  span.attribute("mcp.era", era.era)
-  span.attribute("mcp.protocol_version", era.protocolVersion)
+  span.attribute(Telemetry.Attr.protocolVersion, era.protocolVersion)
   const ctx = makeContext(server, request, era, options, mrtr)
   // Capabilities come from the whole snapshot; handlers work on the caller's view, so a hidden
   // definition is absent from lists and unknown when named (a tool found in the whole snapshot

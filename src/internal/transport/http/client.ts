@@ -18,6 +18,7 @@ import * as McpSchema from "../../../McpSchema.js"
 import { type ClientTransport, type RequestOptions, TransportError } from "../../../Transport.js"
 import type { ClientOptions } from "../../../transport/StreamableHttp.js"
 import { withTimeout } from "../../client/deadline.js"
+import type * as Telemetry from "../../telemetry.js"
 import { notify, observe, send } from "./client/post.js"
 import { cancelLegacy, close, recover } from "./client/session.js"
 import { sessionNotifications, standing } from "./client/standalone.js"
@@ -105,6 +106,20 @@ export const make = (
           : notify(client, message),
       close: closeClient,
       setRequestHandler: client.handlers.set,
-      sessionNotifications: sessionNotifications(client)
+      sessionNotifications: sessionNotifications(client),
+      peer: peerOf(client.url)
     }
   })
+
+/**
+ * The server of `url` as spans and metrics record it (semantic-conventions-genai,
+ * docs/gen-ai/mcp.md, "Recording MCP transport"): TCP, HTTP, the URL's host and port (the
+ * scheme's default when the URL has none).
+ */
+const peerOf = (url: string): Telemetry.Peer => {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (parsed === undefined) return { transport: "tcp", protocolName: "http" }
+  const port = parsed.port !== "" ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80
+  const host = parsed.hostname.startsWith("[") ? parsed.hostname.slice(1, -1) : parsed.hostname
+  return { transport: "tcp", protocolName: "http", address: host, port }
+}

@@ -19,6 +19,7 @@ import type { AuthInfo } from "../../../RequestContext.js"
 import * as Connection from "../../server/connection.js"
 import * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
+import type * as Telemetry from "../../telemetry.js"
 import { empty, exchange, json, jsonText, refuse } from "./responses.js"
 import type { HandlerState } from "./state.js"
 import { sessionOf } from "./state.js"
@@ -68,7 +69,13 @@ export const post = (
       case "Notification":
         return yield* accepted(state, headers, classified)
       case "Request":
-        return yield* requestPost(state, { message: classified, headers, auth }, classified.message, headers, sseOk)
+        return yield* requestPost(
+          state,
+          { message: classified, headers, auth, peer: peerOf(request) },
+          classified.message,
+          headers,
+          sseOk
+        )
     }
   })
 
@@ -172,14 +179,28 @@ const requestPost = (
     // `notifications/cancelled` is). In-session JSON-RPC errors are HTTP 200: a 404 would read as
     // "session terminated" to a legacy client.
     const connection = found.session.connection
+    const inSession: Connection.Incoming = {
+      ...incoming,
+      peer: { ...incoming.peer, transport: "tcp", sessionId: found.session.id }
+    }
     return yield* exchange({
       id: request.id,
       sse: sseOk,
       keepAlive: state.keepAlive,
       status: (reply) => reply.status === 404 ? 200 : reply.status,
-      start: (outlet) => connection.receive(incoming, outlet) ?? Effect.void
+      start: (outlet) => connection.receive(inSession, outlet) ?? Effect.void
     })
   })
+
+/**
+ * The client of one POST as spans and metrics record it (semantic-conventions-genai,
+ * docs/gen-ai/mcp.md, "Recording MCP transport"): TCP, HTTP, the socket's remote address.
+ */
+const peerOf = (request: HttpServerRequest.HttpServerRequest): Telemetry.Peer => ({
+  transport: "tcp",
+  protocolName: "http",
+  address: Option.getOrUndefined(request.remoteAddress)
+})
 
 /** A request answered without a connection (no session to track it in): one JSON reply. */
 const once = (
@@ -227,7 +248,8 @@ const initialize = (state: HandlerState, incoming: Connection.Incoming, request:
     const reply = yield* Dispatch.dispatchClassified(state.server, incoming.message, {
       session: core,
       headers: incoming.headers,
-      auth: incoming.auth
+      auth: incoming.auth,
+      peer: incoming.peer
     })
     if (Option.isNone(reply)) return empty(202)
     const { message, status } = reply.value

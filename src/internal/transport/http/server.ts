@@ -62,7 +62,8 @@ export const makeHandler = (
         duplicateIds: "reject",
         maxInFlight: options.maxInFlight,
         clientRequestTimeout: options.clientRequestTimeout ?? DEFAULT_CLIENT_REQUEST_TIMEOUT,
-        stopped
+        stopped,
+        peer: { transport: "tcp", protocolName: "http" }
       }
     })
     yield* Effect.addFinalizer(() => Deferred.succeed(stopped, undefined))

@@ -18,6 +18,9 @@ import * as Reading from "./client/reading.js"
 import * as Requests from "./client/requests.js"
 import * as State from "./client/state.js"
 
+/** A spawned server is reached over pipes (semantic-conventions-genai, docs/gen-ai/mcp.md, "Recording MCP transport"). */
+const PIPE = { transport: "pipe" } as const
+
 export const spawn = (
   options: SpawnOptions,
   spawnProcess: ChildProcess.SpawnProcess
@@ -36,6 +39,7 @@ export const spawn = (
         return client.pid
       },
       setRequestHandler: client.handlers.set,
-      sessionNotifications: Reading.sessionNotifications(client)
+      sessionNotifications: Reading.sessionNotifications(client),
+      peer: PIPE
     }
   })

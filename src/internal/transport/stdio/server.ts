@@ -24,6 +24,9 @@ import * as Connection from "../../server/connection.js"
 import * as Frame from "./frame.js"
 
 /** What `serve` takes: the public options, and the direct Node streams `Stdio.run` passes. */
+/** The peer of a stdio server: a pipe (semantic-conventions-genai, docs/gen-ai/mcp.md, "Recording MCP transport"). */
+const PIPE = { transport: "pipe" } as const
+
 export interface ServeOptions<E = never, E2 = never, R = never, R2 = never> extends Stdio.ServeOptions<E, E2, R, R2> {
   /**
    * When set, lines are written straight to this stream instead of through `stdout` (`Stdio.run`
@@ -69,7 +72,8 @@ export const serve = <E, E2, R, R2>(
     const connection = yield* Connection.make(server, {
       session: yield* McpServer.makeSession,
       maxInFlight: options.maxInFlight,
-      duplicateIds: "ignore"
+      duplicateIds: "ignore",
+      peer: PIPE
     })
     const send = (message: JsonRpc.Request | JsonRpc.Notification): Effect.Effect<void> =>
       Effect.flatMap(
