@@ -14,6 +14,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -68,6 +69,38 @@ const cli = (...args: ReadonlyArray<string>): Promise<Run> =>
     })
   })
 
+/** `script` (util-linux) runs a command on a pseudo-terminal: stdin, stdout and stderr are a TTY. */
+const SCRIPT = "/usr/bin/script"
+const hasScript = Fs.existsSync(SCRIPT)
+const shellQuote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+
+/** The CLI on a pseudo-terminal (stdout and stderr merged, as a terminal shows them). */
+const spawnOnTty = (args: ReadonlyArray<string>) =>
+  ChildProcess.spawn(
+    SCRIPT,
+    ["-qec", [process.execPath, "--import", "tsx", "src/bin.ts", ...args].map(shellQuote).join(" "), "/dev/null"],
+    { cwd: ROOT, detached: true, stdio: ["pipe", "pipe", "pipe"] }
+  )
+
+/** Collects a child's stdout; `waitFor` polls for a condition (bounded by {@link RUN_MS}). */
+const watch = (child: ChildProcess.ChildProcess) => {
+  const seen = { stdout: "", stderr: "" }
+  child.stdout?.on("data", (chunk: Buffer) => (seen.stdout += chunk.toString()))
+  child.stderr?.on("data", (chunk: Buffer) => (seen.stderr += chunk.toString()))
+  const closed = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
+  const waitFor = async (what: () => boolean, label: string) => {
+    const deadline = Date.now() + RUN_MS
+    while (!what()) {
+      if (Date.now() > deadline) {
+        if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGKILL")
+        assert.fail(`${label} not seen within ${RUN_MS} ms\nstdout: ${seen.stdout}\nstderr: ${seen.stderr}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  return { seen, closed, waitFor }
+}
+
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** stdout as exactly one JSON document (an object). */
@@ -112,7 +145,7 @@ const ask = Tool.make({
   handler: () =>
     Effect.map(
       Input.elicit("Your name?", { type: "object", properties: { name: { type: "string" } }, required: ["name"] }),
-      (answer) => `action: ${answer.action}`
+      (answer) => `action: ${answer.action}${answer.content === undefined ? "" : ` ${JSON.stringify(answer.content)}`}`
     )
 })
 
@@ -311,33 +344,47 @@ describe.concurrent("presa-mcp against the library over HTTP", () => {
 
   it("listen prints list_changed as it happens and exits 0 on SIGINT", { timeout: TEST_MS }, async () => {
     const child = spawnCli(["listen", url, "--json"])
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    const closed = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
-    const waitFor = async (what: () => boolean, label: string) => {
-      const deadline = Date.now() + RUN_MS
-      while (!what()) {
-        if (Date.now() > deadline) {
-          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
-          assert.fail(`${label} not seen within ${RUN_MS} ms\nstdout: ${stdout}\nstderr: ${stderr}`)
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-    }
-    await waitFor(() => stderr.includes("listening:"), "listening")
-    assert.strictEqual(stdout, "")
+    const { closed, seen, waitFor } = watch(child)
+    await waitFor(() => seen.stderr.includes("listening:"), "listening")
+    assert.strictEqual(seen.stdout, "")
     const extra = Tool.make({ name: "extra", description: "added while listening", handler: () => "x" })
     if (server === undefined) return assert.fail("no server")
     await Effect.runPromise(McpServer.addTool(server, extra))
-    await waitFor(() => stdout.includes("\n"), "a notification")
-    const [line] = stdout.split("\n")
+    await waitFor(() => seen.stdout.includes("\n"), "a notification")
+    const [line] = seen.stdout.split("\n")
     const notification: unknown = JSON.parse(line ?? "")
     assert.strictEqual(field(notification, "method"), "notifications/tools/list_changed")
     child.kill("SIGINT")
     assert.strictEqual(await closed, 0)
     await Effect.runPromise(McpServer.removeTool(server, "extra"))
+  })
+})
+
+describe("presa-mcp on a terminal (a pseudo-terminal from script(1))", () => {
+  it.skipIf(!hasScript)("a long call draws a progress bar on stderr", { timeout: TEST_MS }, async () => {
+    const child = spawnOnTty(["call", url, "slow"])
+    const { closed, seen } = watch(child)
+    child.stdin?.end()
+    assert.strictEqual(await closed, 0, seen.stdout)
+    assert.include(seen.stdout, "\r\x1b[2K[")
+    assert.match(seen.stdout, /\[#{10}-{20}\]\s+33% step 1/)
+    assert.include(seen.stdout, "done")
+  })
+
+  it.skipIf(!hasScript)("elicitation asks each field on the terminal and sends the answers", {
+    timeout: TEST_MS
+  }, async () => {
+    const child = spawnOnTty(["call", url, "ask"])
+    const { closed, seen, waitFor } = watch(child)
+    await waitFor(() => seen.stdout.includes("Your name?"), "the question")
+    await waitFor(() => seen.stdout.includes("name"), "the field prompt")
+    child.stdin?.write("Ada\r")
+    await waitFor(() => seen.stdout.includes("Send these answers?"), "the confirmation")
+    child.stdin?.write("\r")
+    await waitFor(() => seen.stdout.includes("action: accept"), "the tool's answer")
+    child.stdin?.end()
+    assert.strictEqual(await closed, 0, seen.stdout)
+    assert.include(seen.stdout, "action: accept {\"name\":\"Ada\"}")
   })
 })
 
