@@ -170,7 +170,10 @@ const session = (
     })).pipe(Effect.either)
     if (Either.isRight(outcome)) {
       const { code, json, text } = outcome.right
-      yield* io.out(common.json ? `${JSON.stringify(json, null, 2)}\n` : text === "" ? "" : `${text}\n`)
+      // `listen` prints as it goes and yields no document (json `undefined`, text "").
+      yield* io.out(
+        common.json ? (json === undefined ? "" : `${JSON.stringify(json, null, 2)}\n`) : text === "" ? "" : `${text}\n`
+      )
       return yield* Ref.set(exit, code)
     }
     const e = outcome.left
