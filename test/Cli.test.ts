@@ -21,7 +21,9 @@ import { fileURLToPath } from "node:url"
 import { Input, McpServer, Tool } from "presa-mcp"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 import { codeReview, libraryOptions } from "../examples/library-definitions.js"
+import * as Commands from "../src/internal/cli/commands.js"
 import { progressLine } from "../src/internal/cli/interaction.js"
+import * as Target from "../src/internal/cli/target.js"
 import * as Values from "../src/internal/cli/values.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
@@ -479,6 +481,33 @@ describe("presa-mcp value parsing and progress line", () => {
     )
     assert.isTrue(Either.isLeft(Values.keyValue("=x", true)))
     assert.deepStrictEqual(Either.getOrThrow(Values.stringPairs(["n=3"])), { n: "3" })
+  })
+
+  it("the target: the command after --, or the first positional http(s) URL", () => {
+    const split = (...args: Array<string>) => Target.split(args, Commands.names, Commands.valueOptions)
+    assert.deepStrictEqual(split("tools", "--json", "http://h/mcp"), {
+      cliArgs: ["tools", "--url", "http://h/mcp", "--json"],
+      command: [],
+      dashDash: false
+    })
+    // an option's value is not the target; the first URL is, the second is read's URI
+    assert.deepStrictEqual(
+      split("read", "--header", "X:1", "https://h/mcp", "https://example.com/r").cliArgs,
+      ["read", "--url", "https://h/mcp", "--header", "X:1", "https://example.com/r"]
+    )
+    assert.deepStrictEqual(split("listen", "--resource", "http://r/1", "http://h/mcp").cliArgs, [
+      "listen",
+      "--url",
+      "http://h/mcp",
+      "--resource",
+      "http://r/1"
+    ])
+    // after --, nothing is read as ours, and no URL before it is taken as the target
+    assert.deepStrictEqual(split("read", "http://r/1", "--", "node", "s.js", "--help"), {
+      cliArgs: ["read", "http://r/1"],
+      command: ["node", "s.js", "--help"],
+      dashDash: true
+    })
   })
 
   it("progress line with and without a total", () => {

@@ -33,7 +33,7 @@ import * as Values from "./values.js"
 const targetOptions = {
   url: Options.text("url").pipe(
     Options.withDescription(
-      "The server's Streamable HTTP endpoint. It may also be given right after the command name, " +
+      "The server's Streamable HTTP endpoint. It may also be given as the first argument that is a URL, " +
         "without --url. Without a URL, the server is the command line after --, started over stdio."
     ),
     Options.optional
@@ -219,6 +219,27 @@ const skillText = (skill: JsonRpc.JsonObject, entry: Skill.SkillEntry): string =
 
 // ---------------------------------------------------------------------------------------------
 // The commands
+
+/**
+ * The options that take a value as the next argument (for `Target.split`): ours and
+ * `@effect/cli`'s built-in ones.
+ *
+ * @internal
+ */
+export const valueOptions: ReadonlySet<string> = new Set([
+  "--url",
+  "--header",
+  "-H",
+  "--bearer",
+  "--era",
+  "--timeout",
+  "--args",
+  "--prompt",
+  "--resource",
+  "--context",
+  "--log-level",
+  "--completions"
+])
 
 /** The subcommand names (for `Target.split`). @internal */
 export const names: ReadonlySet<string> = new Set([
@@ -478,7 +499,7 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
 export const footer: HelpDoc.HelpDoc = HelpDoc.blocks([
   HelpDoc.h1("TARGET"),
   HelpDoc.p(
-    "A Streamable HTTP URL right after the command name (or --url URL), with --header NAME:VALUE " +
+    "A Streamable HTTP URL, the first argument that is an http(s) URL (or --url URL), with --header NAME:VALUE " +
       "and --bearer TOKEN; or the server's command line after --, started over stdio. " +
       "Examples: presa-mcp tools http://127.0.0.1:3000/mcp ; presa-mcp tools -- npx tsx examples/library.ts --stdio"
   ),

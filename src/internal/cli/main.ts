@@ -26,7 +26,7 @@ export const run = (
   onListening: Effect.Effect<void>
 ): Effect.Effect<number, never, CliIo | CliApp.CliApp.Environment> =>
   Effect.gen(function*() {
-    const split = Target.split(args, Commands.names)
+    const split = Target.split(args, Commands.names, Commands.valueOptions)
     const exit = yield* Ref.make<number>(ExitCode.ok)
     const cli = Command.run(Commands.make(split, exit, onListening), {
       name: "presa-mcp",
