@@ -79,10 +79,10 @@ RUNS=(
   "server-0.1-all|0.1|server|main|server --url {url} --suite all"
   "server-0.2-skills|0.2|server|skills|server --url {url} --scenario sep-2640-skills-enumeration;server --url {url} --scenario sep-2640-skills-manifest;server --url {url} --scenario sep-2640-skills-directory"
   "server-0.2-skills-2025-11-25|0.2|server|skills|server --url {url} --spec-version 2025-11-25 --force --scenario sep-2640-skills-enumeration;server --url {url} --spec-version 2025-11-25 --force --scenario sep-2640-skills-manifest;server --url {url} --spec-version 2025-11-25 --force --scenario sep-2640-skills-directory"
-  "client-0.2-req-2026-07-28|0.2|client|-|client --command {client} --requirements 2026-07-28"
-  "client-0.2-req-2025-11-25|0.2|client|-|client --command {client} --requirements 2025-11-25"
-  "client-0.2-all|0.2|client|-|client --command {client} --suite all"
-  "client-0.1-all|0.1|client|-|client --command {client} --suite all"
+  "client-0.2-req-2026-07-28|0.2|client|-|client --command {client} --timeout 120000 --requirements 2026-07-28"
+  "client-0.2-req-2025-11-25|0.2|client|-|client --command {client} --timeout 120000 --requirements 2025-11-25"
+  "client-0.2-all|0.2|client|-|client --command {client} --timeout 120000 --suite all"
+  "client-0.1-all|0.1|client|-|client --command {client} --timeout 120000 --suite all"
 )
 
 log() { printf '[conformance] %s\n' "$*" >&2; }

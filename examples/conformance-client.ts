@@ -12,9 +12,10 @@
  * The client plays an unattended host: it accepts every elicitation (filling each field from the
  * schema's `default`, else a sample value), answers sampling with a canned message and lists one
  * root. Each scenario does what the library supports; where a scenario needs a client feature the
- * library does not have (OAuth, SSE resumption, dropping tools with invalid `x-mcp-header`
- * annotations), the program still performs the plain calls and the scenario is listed in
- * `conformance/expected-failures-client-*.yaml`.
+ * library does not have (SSE resumption, the DPoP, JWT-bearer and enterprise-managed
+ * authorization extensions), the program still performs the plain calls and the scenario is
+ * listed in `conformance/expected-failures-client-*.yaml`. `auth/*` scenarios connect through an
+ * `OAuth` provider (see `authProvider`).
  *
  * Exit status: 0 when every step succeeded, 1 otherwise (errors are printed to stderr). The process
  * exits explicitly once the program is done (the suite waits for the process, so nothing left
@@ -23,7 +24,8 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { JsonRpc, McpClient, type McpSchema, Skill } from "presa-mcp"
+import * as jose from "jose"
+import { JsonRpc, McpClient, type McpSchema, OAuth, Skill } from "presa-mcp"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 
 type JsonObject = JsonRpc.JsonObject
@@ -96,18 +98,62 @@ const handlers: McpClient.InputHandlers = {
   onRoots: () => Effect.succeed({ roots: [{ uri: "file:///tmp/conformance", name: "Conformance root" }] })
 }
 
+/** The Client ID Metadata Document URL the suite's CIMD scenarios expect (it is never fetched). */
+const CIMD_URL = "https://conformance-test.local/client-metadata.json"
+
+const contextString = (key: string): string | undefined => {
+  const v = context[key]
+  return typeof v === "string" ? v : undefined
+}
+
+/**
+ * The OAuth provider for `auth/*` scenarios: the headless interaction (follows the authorization
+ * endpoint's redirect), a CIMD URL, and what `MCP_CONFORMANCE_CONTEXT` gives: pre-registered
+ * credentials, or the client credentials grant with a secret or a private key.
+ */
+const authProvider = Effect.gen(function*() {
+  if (!scenario.startsWith("auth/")) return undefined
+  const clientId = contextString("client_id")
+  const clientSecret = contextString("client_secret")
+  const pem = contextString("private_key_pem")
+  if (scenario.startsWith("auth/client-credentials") && clientId !== undefined) {
+    const privateKey = pem === undefined ?
+      undefined :
+      yield* Effect.promise(() => jose.importPKCS8(pem, contextString("signing_algorithm") ?? "ES256"))
+    return yield* OAuth.make({
+      grant: "client_credentials",
+      client: {
+        clientId,
+        ...(clientSecret === undefined ? {} : { clientSecret }),
+        tokenEndpointAuthMethod: privateKey === undefined ? "client_secret_basic" : "private_key_jwt"
+      },
+      ...(privateKey === undefined ? {} : { privateKey })
+    })
+  }
+  return yield* OAuth.make({
+    interaction: OAuth.headless(),
+    clientName: "presa-mcp-conformance-client",
+    clientMetadataUrl: CIMD_URL,
+    ...(clientId === undefined ? {} : {
+      client: { clientId, ...(clientSecret === undefined ? {} : { clientSecret }) }
+    })
+  })
+}).pipe(Effect.provide(OAuth.layerMemory))
+
 /** Connects speaking exactly the version the suite asked for. */
 const connect = (options: { readonly capabilities?: McpSchema.ClientCapabilities } = {}) =>
   Effect.gen(function*() {
     const version = isVersion(wireVersion) ? wireVersion : "2025-11-25"
-    const transport = yield* StreamableHttp.client({ url })
+    const auth = yield* authProvider
+    const transport = yield* StreamableHttp.client({ url, ...(auth === undefined ? {} : { auth }) })
     const client = yield* McpClient.connect(transport, {
       name: "presa-mcp-conformance-client",
       version: "0.1.0",
       versions: [version],
-      // The suite starts dozens of clients at once on a small machine: be patient with the probe.
-      probeTimeout: "20 seconds",
-      requestTimeout: "20 seconds",
+      // The suite starts dozens of clients at once on a small machine: be patient (conformance/run.sh
+      // gives each scenario 120 s).
+      probeTimeout: "60 seconds",
+      requestTimeout: "60 seconds",
       ...handlers,
       ...(options.capabilities === undefined ? {} : { capabilities: options.capabilities })
     })
@@ -166,12 +212,10 @@ const scenarios: Record<string, Effect.Effect<void, unknown, Scope.Scope>> = {
 
   // The server's elicitation/create is answered by `onElicit` with every field taken from the
   // schema's `default`. This server (official SDK v1) sends it on the session's standalone GET
-  // stream, not on the tools/call response: keep that stream open with a legacy `listen`.
+  // stream, not on the tools/call response: the HTTP transport opens that stream after
+  // `notifications/initialized` because the client declares elicitation.
   "elicitation-sep1034-client-defaults": Effect.gen(function*() {
     const client = yield* connect()
-    if (client.info.era === "legacy") {
-      yield* step("open the standalone stream", client.listen({ toolsListChanged: true }))
-    }
     yield* step("tools/list", client.listAllTools)
     yield* step("tools/call test_client_elicitation_defaults", client.callTool("test_client_elicitation_defaults", {}))
   }),

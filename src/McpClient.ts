@@ -221,8 +221,9 @@ export interface LogMessage {
  * Options of one call (every method that sends a request takes them). From `RequestOptions`:
  * `onNotification` receives every notification the server sends for this request (raw);
  * `onRequest` answers server→client requests on this request's own channel (HTTP SSE; default:
- * the client's {@link InputHandlers}); `timeout` is not read: every request's deadline is
- * `Options.requestTimeout`.
+ * the client's {@link InputHandlers}); `timeout` (`DurationInput`) is this call's deadline in
+ * place of `Options.requestTimeout`, each MRTR round on its own: on expiry the request is
+ * cancelled on the wire and the call fails with `ClientError` "Timeout".
  *
  * @since 0.1.0
  * @category models

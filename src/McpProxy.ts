@@ -38,40 +38,151 @@
  * listen open (modern `subscriptions/listen`, legacy session notifications) for as long as its
  * Scope, re-lists what changed and updates its own definitions, which announces the change to the
  * proxy's listeners (the proxy has `listChanged: true` unless told otherwise). A resources change
- * also re-fetches the backend's skills. Resource *updates* (`notifications/resources/updated`)
- * are not forwarded.
+ * also re-fetches the backend's skills.
+ *
+ * Resource subscriptions: the proxy declares `resources.subscribe`. It counts its callers'
+ * subscriptions per URI (legacy `resources/subscribe` until the matching `resources/unsubscribe`;
+ * modern `subscriptions/listen` `resourceSubscriptions` while the listen is open), keeps a listen
+ * naming the wanted URIs open on each backend that serves them (a static resource or skill file it
+ * lists, or a URI one of its templates matches) and declares `resources.subscribe`, and re-announces
+ * each `notifications/resources/updated` it brings (`McpServer.resourceUpdated`), which reaches
+ * the callers subscribed to that URI. A backend without `resources.subscribe` sends no updates.
  *
  * A backend that dies (its connection or process closes, its HTTP endpoint stops answering) does
  * not take the proxy down: its calls fail with -32603 naming it, and its entries are removed
- * (logged). It is not reconnected: build a new proxy (or restart) to bring it back.
+ * (logged), which the proxy's listeners see as list_changed.
+ *
+ * - A {@link Backend} (a client you connected) is not reconnected: its names become unknown
+ *   (-32602).
+ * - A {@link Connector} (a way to connect, which the proxy runs itself; {@link fromConfig} makes
+ *   them from an `mcpServers` file) is reconnected with its `retry` schedule, also when it fails
+ *   at start (the proxy starts without it). While it is down, a `tools/call` naming one of the
+ *   tools it served gets a result with `isError: true` saying the backend is unavailable and the
+ *   proxy is reconnecting it (MCP 2025-11-25, Server Features › Tools › Error Handling: -32602 is
+ *   for unknown tools, failures of a known tool's execution are results the model can act on);
+ *   `prompts/get` and `resources/read` naming its prompts and resources get -32603
+ *   `Backend <prefix> is unavailable`. When it is back, its definitions are served again and the
+ *   proxy's listeners get `notifications/{tools,prompts,resources}/list_changed`. A legacy
+ *   backend's server→client requests that arrive outside any call (stdio; the HTTP GET stream)
+ *   go to the one proxied call in flight to it (see {@link inputHandlers}).
  *
  * @since 0.1.0
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as internalConfig from "./internal/proxy/config.js"
 import * as internalError from "./internal/proxy/error.js"
 import * as internalInput from "./internal/proxy/input.js"
 import * as internal from "./internal/proxy/make.js"
+import * as internalReconnect from "./internal/proxy/reconnect.js"
 import type * as McpClient from "./McpClient.js"
 import type * as McpServer from "./McpServer.js"
 
 /**
+ * Which of a backend's tools the proxy serves, and under which names (every field optional):
+ *
+ * - `include`: only the tools of these names (the backend's names); default all;
+ * - `exclude`: not the tools of these names; default none (applied after `include`);
+ * - `rename`: the served name by the backend's name; the prefix is added to the new name
+ *   (`{ "read_file": "read" }` with prefix `fs` serves `fs_read`); calls go to the backend under
+ *   its own name.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolPolicy {
+  readonly include?: ReadonlyArray<string> | undefined
+  readonly exclude?: ReadonlyArray<string> | undefined
+  readonly rename?: Readonly<Record<string, string>> | undefined
+}
+
+/**
  * One backend: `prefix` (1 or more of `A-Z a-z 0-9 _ . -`, unique among the backends; names its
  * tools and prompts `<prefix>_<name>` and the backend in errors and logs) and `client`, a
- * connected client (any transport, either era). The proxy does not close the client: the Scope
- * that connected it owns it.
+ * connected client (any transport, either era), plus the optional {@link ToolPolicy} fields
+ * (since 0.2.0). The proxy does not close the client: the Scope that connected it owns it, and a
+ * backend given this way is not reconnected (see {@link Connector}).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Backend {
+export interface Backend extends ToolPolicy {
   readonly prefix: string
   readonly client: McpClient.McpClient
 }
 
 /**
+ * The input handlers the proxy hands a {@link Connector}'s `connect`: spread them into
+ * `McpClient.connect`'s options, so the backend's questions reach the proxy's callers.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type InputOptions = internalReconnect.InputOptions
+
+/**
+ * A backend the proxy connects itself, and reconnects: `prefix` (as in {@link Backend}), the
+ * {@link ToolPolicy} fields, and
+ *
+ * - `connect`: given the proxy's {@link InputOptions}, connects a client in the Scope it is run
+ *   in (spawn the process or open the HTTP transport there: the proxy closes that Scope when the
+ *   connection is lost or the proxy ends, which ends the process or session). Pass the input
+ *   options to `McpClient.connect`, and preferably `relisten: Schedule.stop` (the proxy
+ *   reconnects the whole backend; a client that re-listens on its own notices a dead backend
+ *   later). Fails with the client's `CallError`;
+ * - `retry`: when to try again after the backend failed to connect or went down, a `Schedule`
+ *   fed with the failure; each step's delay is waited before the next attempt, and the schedule
+ *   restarts after every connection that got served. When it is done the backend stays down for
+ *   good (logged). Default {@link DEFAULT_RETRY}.
+ *
+ * A connection is lost when a call, its listen stream or (with `pingInterval`) a ping finds its
+ * transport gone (`TransportError` `"Closed"`, `"Spawn"`, or HTTP without any response), or
+ * when its listing fails after connecting.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schedule from "effect/Schedule"
+ * import { McpClient } from "presa-mcp"
+ * import * as McpProxy from "presa-mcp/McpProxy"
+ * import * as Stdio from "presa-mcp/transport/Stdio"
+ *
+ * const files: McpProxy.Connector = {
+ *   prefix: "files",
+ *   connect: (input) =>
+ *     Effect.flatMap(
+ *       Stdio.spawn({ command: "node", args: ["files-server.js"] }),
+ *       (transport) => McpClient.connect(transport, { ...input, relisten: Schedule.stop })
+ *     ),
+ *   retry: Schedule.exponential("1 second").pipe(Schedule.intersect(Schedule.recurs(10)))
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Connector extends ToolPolicy {
+  readonly prefix: string
+  readonly connect: (input: InputOptions) => Effect.Effect<McpClient.McpClient, McpClient.CallError, Scope.Scope>
+  readonly retry?: Schedule.Schedule<unknown, unknown> | undefined
+}
+
+/**
+ * The default {@link Connector} `retry`: 500 ms, doubling, at most 30 s between attempts, for ever.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconnect.DEFAULT_RETRY
+
+/**
  * Proxy options: every `McpServer.Options` setting except the definitions, validation (the
- * proxy has `validate: false`) and `subscribe` (resource updates are not forwarded), plus:
+ * proxy has `validate: false`) and `subscribe` (the proxy has `subscribe: true` and forwards
+ * subscriptions, see the module docs); `middleware` runs after the proxy's own two (the answer
+ * for a reconnecting backend's names, the subscription count), plus:
  *
  * - `name`, `version`: the proxy's `Implementation`, default `presa-mcp-proxy` / `0.1.0`;
  * - `instructions`: default the backends' instructions, each as `<prefix>: <instructions>`, joined
@@ -114,8 +225,9 @@ export type Collision = internalError.Collision
  * - `"Collision"`: at start, two or more backends serve the same identity; `collisions` names every
  *   one with all the backends involved (e.g. prefixes `a` + tool `b_c` and `a_b` + tool `c` both
  *   give `a_b_c`);
- * - `"Backend"`: a backend could not be listed at start (`backend` is its prefix, `cause` the
- *   client's error).
+ * - `"Backend"`: a {@link Backend} could not be listed at start (`backend` is its prefix, `cause`
+ *   the client's error). A {@link Connector} that cannot be connected or listed at start is not
+ *   an error: the proxy starts without it and keeps trying.
  *
  * @since 0.1.0
  * @category errors
@@ -129,11 +241,13 @@ export const ProxyError: typeof internalError.ProxyError = internalError.ProxyEr
 export type ProxyError = internalError.ProxyError
 
 /**
- * Builds the proxy's server over `backends` (see the module docs for what it serves and
- * forwards). The server lives as long as the Scope: its listen streams and health checks are
- * fibers in it. Serve it with any transport.
+ * Builds the proxy's server over `backends`, each a {@link Backend} (connected) or a
+ * {@link Connector} (connected and reconnected by the proxy) — see the module docs for what it
+ * serves and forwards. The server lives as long as the Scope: its listen streams, health checks,
+ * reconnections and the connectors' connections are in it. Serve it with any transport.
  *
- * Startup: opens the listens, lists every backend (tools, prompts, resources, templates, and
+ * Startup: connects the connectors (concurrently; one that fails is left to its `retry`), opens
+ * the listens, lists every backend (tools, prompts, resources, templates, and
  * for a backend declaring the Skills extension, its skills), then checks for collisions.
  *
  * - An invalid item of a backend's list (a tool without a root `"type": "object"` input schema,
@@ -175,7 +289,7 @@ export type ProxyError = internalError.ProxyError
  * @category constructors
  */
 export const make: (
-  backends: ReadonlyArray<Backend>,
+  backends: ReadonlyArray<Backend | Connector>,
   options?: Options
 ) => Effect.Effect<McpServer.McpServer, ProxyError, Scope.Scope> = internal.make
 
@@ -195,9 +309,14 @@ export const make: (
  *   state it keeps between attempts, or whose work before the question has side effects, sees
  *   that work run once per round.
  * - Legacy backends' server→client requests are forwarded the same way over in-process and HTTP
- *   transports (each call carries its own answering handler). Over stdio the client's
- *   transport-level handler answers them outside any call, so these handlers find no caller and
- *   answer -32603: input is not forwarded from legacy stdio backends.
+ *   transports (each call carries its own answering handler). Over stdio (and on a legacy HTTP
+ *   session's GET stream) the client's transport-level handler answers them outside any call, so
+ *   these handlers find no caller and answer -32603. A {@link Connector} gets handlers that
+ *   forward such a request to the one proxied call in flight to that backend (2025-11-25 gives
+ *   it nothing naming its call): with none or several in flight the backend gets -32603 saying
+ *   why, since asking the wrong caller could show one user's question to another. So connect a
+ *   legacy stdio backend as a {@link Connector} (or through {@link fromConfig}) to have its
+ *   questions forwarded.
  * - Outside a proxied call (a client used directly) they answer -32603.
  *
  * @since 0.1.0
@@ -205,3 +324,205 @@ export const make: (
  */
 export const inputHandlers: Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl"> =
   internalInput.inputHandlers
+
+// ---------------------------------------------------------------------------------------------
+// configuration files
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A stdio server of a configuration file (`{command, args?, env?, cwd?}`), plus the common
+ * fields of {@link Config}:
+ *
+ * - `command`: the program, looked up on `PATH` (no shell); non-empty;
+ * - `args`: its arguments, as they are (no expansion); default none;
+ * - `env`: variables added to the proxy's environment for it; default none;
+ * - `cwd`: its working directory, as written (a relative one is relative to the proxy's own
+ *   working directory, not to the file); default the proxy's;
+ * - `type`: optional, `"stdio"`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const StdioServer: typeof internalConfig.StdioServer = internalConfig.StdioServer
+
+/**
+ * A Streamable HTTP server of a configuration file (`{url, headers?}`), plus the common fields
+ * of {@link Config}:
+ *
+ * - `url`: the MCP endpoint, an `http:` or `https:` URL;
+ * - `headers`: sent on every request (e.g. `Authorization`); default none;
+ * - `type`: optional, `"http"`, `"streamable-http"` or `"streamableHttp"`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const HttpServer: typeof internalConfig.HttpServer = internalConfig.HttpServer
+
+/**
+ * The `retry` field of a configuration entry (every field optional): `initialDelayMs` (positive
+ * integer, milliseconds, default 500) doubling after each failed attempt up to `maxDelayMs`
+ * (default 30 000); `maxAttempts` (non-negative integer; default: for ever) attempts in a row
+ * before the backend is left down. See {@link retrySchedule}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const Retry: typeof internalConfig.Retry = internalConfig.Retry
+
+/**
+ * One entry of `mcpServers`: a {@link StdioServer} or an {@link HttpServer}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const ServerEntry: typeof internalConfig.ServerEntry = internalConfig.ServerEntry
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ServerEntry = internalConfig.ServerEntry
+
+/**
+ * A proxy configuration file: the `mcpServers` object desktop hosts use.
+ *
+ * ```json
+ * {
+ *   "mcpServers": {
+ *     "files": { "command": "npx", "args": ["-y", "some-files-server", "/tmp"], "env": { "LOG": "1" } },
+ *     "search": { "url": "https://search.example/mcp", "headers": { "Authorization": "Bearer …" },
+ *                 "prefix": "web", "include": ["search"], "rename": { "search": "find" },
+ *                 "retry": { "initialDelayMs": 1000, "maxAttempts": 20 } }
+ *   }
+ * }
+ * ```
+ *
+ * Each entry is a {@link StdioServer} (it has `command`) or an {@link HttpServer} (it has
+ * `url`), never both, with these optional fields of ours:
+ *
+ * - `prefix`: its tools and prompts are served as `<prefix>_<name>`; default the entry's name
+ *   (which must then be 1 or more of `A-Z a-z 0-9 _ . -`); unique among enabled entries;
+ * - `include`, `exclude`, `rename`: see {@link ToolPolicy};
+ * - `retry`: see {@link Retry};
+ * - `disabled`: `true` leaves the entry out.
+ *
+ * Other fields (hosts add their own, e.g. `autoApprove`) are ignored. Values are taken as
+ * written: `${VAR}` is not expanded.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const Config: typeof internalConfig.Config = internalConfig.Config
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Config = internalConfig.Config
+
+/**
+ * A configuration could not be used (in-process; never sent on the wire). `reason`:
+ * `"Read"` (the file cannot be read), `"Json"` (it is not JSON), `"Invalid"` (it does not match
+ * {@link Config}). `path` names the offending field (`mcpServers.files.args[0]`; `""` for the
+ * whole file), `file` the file, and `message` says both and what was expected, e.g.
+ * `proxy.json: mcpServers.files.args[0]: Expected string, actual 3`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const ConfigError: typeof internalError.ConfigError = internalError.ConfigError
+
+/**
+ * @since 0.2.0
+ * @category errors
+ */
+export type ConfigError = internalError.ConfigError
+
+/**
+ * Decodes a parsed configuration (a JSON value) as {@link Config}: each entry as stdio or HTTP
+ * by whether it has `command` or `url`, then the prefixes. Yields the first problem as a
+ * {@link ConfigError} `"Invalid"`; `file`, when given, is named in the error.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decodeConfig: (input: unknown, file?: string) => Either.Either<Config, ConfigError> = internalConfig.decode
+
+/**
+ * Reads `file` (UTF-8 JSON) with the `FileSystem` in context (e.g. `NodeContext.layer` from
+ * `@effect/platform-node`) and decodes it with {@link decodeConfig}. Fails with
+ * {@link ConfigError} (`"Read"`, `"Json"`, `"Invalid"`).
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const loadConfig: (file: string) => Effect.Effect<Config, ConfigError, FileSystem.FileSystem> =
+  internalConfig.load
+
+/**
+ * The `Schedule` of a {@link Retry} setting (absent: the defaults, which equal
+ * {@link DEFAULT_RETRY}): exponential from `initialDelayMs`, doubling, each delay capped at
+ * `maxDelayMs`, at most `maxAttempts` steps.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const retrySchedule: (retry: typeof Retry.Type | undefined) => Schedule.Schedule<unknown, unknown> =
+  internalConfig.retrySchedule
+
+/**
+ * Options of {@link fromConfig}: the proxy's {@link Options} (`pingInterval` defaults to 15
+ * seconds here, so a backend that died while idle is noticed and reconnected), plus
+ *
+ * - `client`: `McpClient.Options` for every backend's client (not the input handlers, which are
+ *   the proxy's), e.g. `requestTimeout`; default `{ relisten: Schedule.stop }` (a `relisten`
+ *   given here wins);
+ * - `stderr`: where the stdio servers' stderr goes: `"inherit"` (default; the proxy's stderr,
+ *   never its stdout) or a function of the entry's prefix and each line.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface FromConfigOptions extends internalConfig.FromConfigOptions {}
+
+/**
+ * The enabled entries of `config` as {@link Connector}s, in the file's order: a stdio entry
+ * spawns its process (`Stdio.spawn`), an HTTP entry opens a Streamable HTTP client
+ * (`StreamableHttp.client`, over `fetch`); both connect with the proxy's input handlers and
+ * `options.client`. The transports are loaded on the first connection, so importing this module
+ * loads neither.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const connectors: (config: Config, options?: FromConfigOptions) => ReadonlyArray<Connector> =
+  internalConfig.connectors
+
+/**
+ * Builds the proxy of a configuration: {@link make} over {@link connectors}. Every backend is
+ * reconnected with its `retry` and none is needed at start. Serve the result like any server.
+ *
+ * Fails with `ProxyError` ("Collision" when backends connected at start collide; prefixes are
+ * checked by {@link decodeConfig}).
+ *
+ * @example
+ * ```ts
+ * import * as NodeContext from "@effect/platform-node/NodeContext"
+ * import * as Effect from "effect/Effect"
+ * import * as McpProxy from "presa-mcp/McpProxy"
+ * import * as Stdio from "presa-mcp/transport/Stdio"
+ *
+ * const program = Effect.gen(function*() {
+ *   const config = yield* McpProxy.loadConfig("proxy.json")
+ *   const proxy = yield* McpProxy.fromConfig(config, { name: "my-proxy" })
+ *   yield* Stdio.run(proxy)
+ * }).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromConfig: (
+  config: Config,
+  options?: FromConfigOptions
+) => Effect.Effect<McpServer.McpServer, ProxyError, Scope.Scope> = internalConfig.fromConfig

@@ -29,7 +29,10 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   /**
    * reason `"Unauthorized"` (HTTP 401 / 403 with a `WWW-Authenticate: Bearer` challenge, MCP 2025-11-25, Basic,
    * §20): the Protected Resource Metadata URL, the scopes the server asked for, and the OAuth
-   * error (`invalid_token`, `insufficient_scope`). Obtaining a token is up to the caller.
+   * error (`invalid_token`, `insufficient_scope`). With `StreamableHttp.ClientOptions.auth` (e.g.
+   * `OAuth.make`) the transport obtains a token itself and fails only when that fails (the
+   * `OAuthError` in `cause`) or the server keeps refusing; without it, obtaining a token is up to
+   * the caller.
    */
   readonly challenge?: {
     readonly resourceMetadata: string | undefined

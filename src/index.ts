@@ -26,6 +26,8 @@ export * as McpSchema from "./McpSchema.js"
 export * as McpServer from "./McpServer.js"
 /** @since 0.1.0 */
 export * as Middleware from "./Middleware.js"
+/** @since 0.2.0 */
+export * as OAuth from "./OAuth.js"
 /** @since 0.1.0 */
 export * as Part from "./Part.js"
 /** @since 0.1.0 */

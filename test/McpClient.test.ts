@@ -305,4 +305,26 @@ describe("McpClient over InProcess", () => {
       // the client is still usable
       assert.strictEqual(Content.textOf(yield* client.getPrompt("p")), "quick")
     }))
+
+  it.live("a call's own timeout wins over requestTimeout, shorter and longer (issue 18)", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({
+        name: "timed",
+        version: "1",
+        tools: [
+          Tool.make({ name: "never", handler: () => Effect.never }),
+          Tool.make({ name: "later", handler: () => Effect.as(Effect.sleep("600 millis"), "late but here") })
+        ]
+      })
+      const patient = (yield* connect(server, { requestTimeout: "30 seconds" })).client
+      const started = Date.now()
+      const e = yield* Effect.flip(patient.callTool("never", {}, { timeout: "150 millis" }))
+      expect(e).toMatchObject({ _tag: "ClientError", reason: "Timeout" })
+      // far below the client-wide 30 s: the call's own deadline decided
+      expect(Date.now() - started).toBeLessThan(10_000)
+      const hasty = (yield* connect(server, { requestTimeout: "100 millis" })).client
+      expect(yield* Effect.flip(hasty.callTool("later"))).toMatchObject({ _tag: "ClientError", reason: "Timeout" })
+      const r = yield* hasty.callTool("later", {}, { timeout: "20 seconds" })
+      assert.strictEqual(Content.textOf(r), "late but here")
+    }))
 })

@@ -1767,3 +1767,40 @@ describe("request context", () => {
       })
   )
 })
+
+// =============================================================================================
+// untyped failures (issue 19, item 6): a failure of a type no handler may fail with (untyped
+// code, a Promise-based library, a cast) is a defect with the documented wire shape, never an
+// `input_required` result without input requests
+// =============================================================================================
+
+describe("a failure of an undeclared type is a defect, in every era", () => {
+  // what untyped code can do despite the handler's declared error type
+  const untyped = <A>(error: unknown): Effect.Effect<A> => Effect.fail(error) as unknown as Effect.Effect<A>
+  const server = build({
+    tools: [
+      Tool.make({ name: "odd", handler: () => untyped({ _tag: "Oops", secret: "secret-1" }) }),
+      Tool.make({ name: "plain", handler: () => untyped(new Error("secret-2")) })
+    ],
+    prompts: [Prompt.make({ name: "odd", handler: () => untyped({ _tag: "Oops", secret: "secret-3" }) })],
+    resources: [Resource.make({ uri: "test://odd", name: "odd", handler: () => untyped("secret-4") })]
+  })
+  for (const rev of ERAS) {
+    it.effect(`${rev}: tools/call → isError result, no details; prompts/get and resources/read → -32603`, () =>
+      Effect.gen(function*() {
+        const c = yield* connect(yield* server, rev)
+        for (const name of ["odd", "plain"]) {
+          const reply = yield* c.call("tools/call", { name, arguments: {} })
+          const result = resultOf(reply)
+          assert.strictEqual(result.isError, true, name)
+          assert.notStrictEqual(result.resultType, "input_required")
+          assert.notInclude(JSON.stringify(reply.message), "secret")
+        }
+        const prompt = yield* c.call("prompts/get", { name: "odd" })
+        expect(errorOf(prompt)).toEqual({ code: -32603, message: "Internal error", data: undefined })
+        const read = yield* c.call("resources/read", { uri: "test://odd" })
+        expect(errorOf(read)).toEqual({ code: -32603, message: "Internal error", data: undefined })
+        assert.notInclude(JSON.stringify([prompt.message, read.message]), "secret")
+      }))
+  }
+})

@@ -61,6 +61,7 @@ import * as internalServer from "../internal/transport/http/server.js"
 import * as Http from "../internal/transport/http/wire.js"
 import type * as JsonRpc from "../JsonRpc.js"
 import type * as McpServer from "../McpServer.js"
+import type * as OAuth from "../OAuth.js"
 import type { ClientTransport } from "../Transport.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -405,6 +406,15 @@ export interface ClientOptions {
    * failed.
    */
   readonly closeTimeout?: Duration.DurationInput | undefined
+  /**
+   * OAuth 2.1 authorization (MCP 2025-11-25 and 2026-07-28, Authorization), e.g. from
+   * `OAuth.make`: its `Authorization` value goes on every request (after `headers`); a `401`, or a
+   * `403` with `error="insufficient_scope"`, with a Bearer challenge to a request runs
+   * `onChallenge` and re-sends the request, at most `maxAttempts` times. When it fails or the
+   * attempts run out, the request fails with `TransportError` `"Unauthorized"` (the
+   * `OAuthError` in `cause`). Default: none (a challenge fails the request at once).
+   */
+  readonly auth?: OAuth.Provider | undefined
 }
 
 /**

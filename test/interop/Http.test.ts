@@ -12,7 +12,7 @@
  *
  * Every wait is bounded (`WAIT`).
  */
-import { assert, expect, layer } from "@effect/vitest"
+import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client"
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -377,4 +377,34 @@ layer(
       assert(error !== undefined && error._tag === "McpError", `expected McpError, got ${String(exit.cause)}`)
       expect(McpClient.isResourceNotFound(error)).toBe(true)
     }))
+})
+
+describe("our client keeps the legacy session's GET stream open (issue 18)", () => {
+  it.scopedLive(
+    "SDK v1 server: an elicitation/create related to no request reaches onElicit",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* spawnSdkServer("v1", ["--ask"])
+        const asked: Array<string> = []
+        const transport = yield* StreamableHttp.client({ url })
+        const client = yield* bounded(
+          McpClient.connect(transport, {
+            name: "presa-interop",
+            version: "0.0.0",
+            onElicit: (params) =>
+              Effect.sync(() => {
+                asked.push(String(params.message))
+                return { action: "accept" as const, content: { name: "Ada" } }
+              })
+          }),
+          "connect"
+        )
+        expect(client.info.era).toBe("legacy")
+        // no listen: the transport opened the GET stream after notifications/initialized
+        const result = yield* bounded(client.callTool("ask_outside"), "ask_outside")
+        expect(result.content).toEqual([{ type: "text", text: "name=Ada" }])
+        expect(asked).toEqual(["Your name?"])
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -5,7 +5,7 @@
  * Caching). Plain functions over the client's `Setup` / `State`.
  * @internal
  */
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as JsonRpc from "../../JsonRpc.js"
@@ -179,6 +179,7 @@ const rounds = (
   token: JsonRpc.RequestId | undefined,
   callOptions: CallOptions
 ): Effect.Effect<Outcome, CallError> => {
+  const deadline = callOptions.timeout === undefined ? state.timeout : Duration.decode(callOptions.timeout)
   const round = (n: number, retry: JsonRpc.JsonObject | undefined): Effect.Effect<Outcome, CallError> =>
     makeRouter(token, callOptions).pipe(
       Effect.flatMap((onNotification) =>
@@ -188,7 +189,7 @@ const rounds = (
           method,
           retry,
           { onNotification, onRequest: callOptions.onRequest },
-          state.timeout
+          deadline
         )
       ),
       Effect.flatMap((result): Effect.Effect<Outcome, CallError> => {

@@ -52,7 +52,8 @@ const modernInfo = (version: string, result: typeof McpSchema.DiscoverResult.Typ
  * The era probe (MCP 2026-07-28, Versioning and Compatibility › Backward Compatibility with
  * Initialization-Based Versions): `server/discover` at `version`. A `DiscoverResult` means modern
  * (`Info`); -32022 with a shared version in `data.supported` means modern at that version (one
- * retry, Protocol Version Negotiation); any other error means legacy (`undefined`). It waits as
+ * retry, Protocol Version Negotiation); a refused authorization (`TransportError` "Unauthorized")
+ * fails; any other error means legacy (`undefined`). It waits as
  * long as any request (`requestTimeout`); {@link detect} starts the handshake beside it after
  * `probeTimeout`. A server offering neither a modern version nor a legacy one this client
  * allows fails with `ClientError` "NoCommonVersion".
@@ -84,6 +85,8 @@ const probe = (setup: Setup, version: string, attempt: number): Effect.Effect<In
         return Effect.succeed(undefined)
       }
       if (e._tag === "ClientError" && e.reason === "NoCommonVersion") return Effect.fail(e)
+      // A refused authorization says nothing about the version (MCP 2025-11-25, Authorization).
+      if (e._tag === "TransportError" && e.reason === "Unauthorized") return Effect.fail(e)
       return Effect.succeed(undefined)
     })
   )

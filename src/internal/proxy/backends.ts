@@ -9,7 +9,8 @@
  * Listing a backend happens outside the lock.
  * @internal
  */
-import * as Duration from "effect/Duration"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
@@ -28,18 +29,37 @@ import {
   listResources,
   listTools
 } from "./definitions.js"
+import type * as ProxyInput from "./input.js"
 import { listSkills } from "./skills.js"
+import type { Interest } from "./updates.js"
+
+/** Which of a backend's tools are served, and under which names (before the prefix). */
+export interface ToolPolicy {
+  /** Only these tools (by the backend's names); default all. */
+  readonly include?: ReadonlyArray<string> | undefined
+  /** Not these tools (by the backend's names); default none. */
+  readonly exclude?: ReadonlyArray<string> | undefined
+  /** Served names by the backend's names (the prefix is added to the new name). */
+  readonly rename?: Readonly<Record<string, string>> | undefined
+}
 
 /** A backend: its prefix and a connected client. */
-export interface Backend {
+export interface Backend extends ToolPolicy {
   readonly prefix: string
   readonly client: McpClient.McpClient
 }
 
-/** One backend's status and the items the proxy serves for it (by item id; none while down). */
+/**
+ * One backend's status and the items the proxy serves for it (by item id; none while down).
+ * `generation` counts its connections (a link of an older one is down); `retrying`: down but
+ * being reconnected, `gone` then holds the ids of what it served before it went down.
+ */
 export interface BackendState {
   readonly status: "up" | "down"
   readonly served: ReadonlyMap<string, Item>
+  readonly generation: number
+  readonly retrying: boolean
+  readonly gone: ReadonlySet<string>
 }
 
 /** What the proxy's functions share. */
@@ -50,31 +70,68 @@ export interface State {
   readonly backends: Ref.Ref<ReadonlyMap<string, BackendState>>
   /** Held by every change of `server`'s definitions and `backends`' items (one permit). */
   readonly lock: Effect.Semaphore
+  /** The callers' resource subscriptions (URI → count). */
+  readonly interest: Interest
 }
 
 /** The three groups, in the order a full listing takes them. */
 export const ALL_GROUPS: ReadonlyArray<Group> = ["tools", "prompts", "resources"]
 
-/** A state where every backend is up and serves nothing yet. */
+/**
+ * The backends' states: those `up` are up (generation 0), the rest down; `retrying` for those the
+ * proxy reconnects; nothing served yet.
+ */
+export const makeBackends = (
+  prefixes: ReadonlyArray<{ readonly prefix: string; readonly up: boolean; readonly retrying: boolean }>
+): Effect.Effect<Ref.Ref<ReadonlyMap<string, BackendState>>> =>
+  Ref.make<ReadonlyMap<string, BackendState>>(
+    new Map(prefixes.map((b) => [b.prefix, {
+      status: b.up ? "up" : "down",
+      served: new Map(),
+      generation: 0,
+      retrying: b.retrying,
+      gone: new Set()
+    }]))
+  )
+
+/** The shared state over `backends`. */
 export const makeState = (
   server: McpServer.McpServer,
-  backends: ReadonlyArray<Backend>
-): Effect.Effect<State> =>
-  Effect.gen(function*() {
-    const state = yield* Ref.make<ReadonlyMap<string, BackendState>>(
-      new Map(backends.map((b) => [b.prefix, { status: "up", served: new Map() }]))
-    )
-    const lock = yield* Effect.makeSemaphore(1)
-    return { server, backends: state, lock }
-  })
+  backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
+  interest: Interest
+): Effect.Effect<State> => Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest }))
 
-/** A backend as the definitions see it: `isDown` and `down` read and change its status in `state`. */
-export const makeLink = (state: State, backend: Backend): Link => ({
-  prefix: backend.prefix,
-  client: backend.client,
-  isDown: Effect.map(Ref.get(state.backends), (m) => m.get(backend.prefix)?.status === "down"),
-  down: markDown(state, backend.prefix)
-})
+/** What a link is made of besides the state. */
+export interface LinkOptions {
+  readonly prefix: string
+  readonly client: McpClient.McpClient
+  /** The connection this link belongs to (see `BackendState.generation`). */
+  readonly generation: number
+  /** Is the backend reconnected after it goes down (its ids are then kept in `gone`)? */
+  readonly retrying: boolean
+  readonly tools: ToolPolicy
+  /** The proxied calls in flight to this backend (shared by all its connections). */
+  readonly callers: Ref.Ref<ReadonlyArray<ProxyInput.Caller>>
+}
+
+/**
+ * A backend connection as the definitions see it: `isDown` and `down` read and change its status
+ * in `state`; `lost` is completed (with the reason) when this connection is marked down.
+ */
+export const makeLink = (state: State, options: LinkOptions): Effect.Effect<Link> =>
+  Effect.map(Deferred.make<string>(), (lost) => ({
+    prefix: options.prefix,
+    client: options.client,
+    generation: options.generation,
+    tools: options.tools,
+    callers: options.callers,
+    lost,
+    isDown: Effect.map(Ref.get(state.backends), (m) => {
+      const s = m.get(options.prefix)
+      return s === undefined || s.status === "down" || s.generation !== options.generation
+    }),
+    down: markDown(state, options.prefix, options.generation, options.retrying, lost)
+  }))
 
 const addDefinition = (server: McpServer.McpServer, d: Definition) => {
   switch (d._tag) {
@@ -106,21 +163,73 @@ const removeDefinition = (server: McpServer.McpServer, d: Definition) => {
   }
 }
 
-/** Marks the backend down (under the lock) and removes its entries; once down it stays down. */
-const markDown = (state: State, prefix: string) => (reason: string): Effect.Effect<void> =>
-  state.lock.withPermits(1)(Effect.gen(function*() {
-    const current = (yield* Ref.get(state.backends)).get(prefix)
-    if (current === undefined || current.status === "down") return
-    yield* Ref.update(state.backends, (m) => new Map(m).set(prefix, { status: "down", served: new Map() }))
-    for (const it of current.served.values()) {
-      yield* removeDefinition(state.server, it.definition).pipe(
-        Effect.catchAll((e) => Effect.logWarning(`proxy: could not remove ${it.id}: ${e.message}`))
+/**
+ * Marks the connection `generation` of the backend down (under the lock), removes its entries and
+ * completes `lost`; an older connection's failure changes nothing. Without `retrying` it stays
+ * down; with it, the ids it served are kept in `gone` until it is back.
+ */
+const markDown =
+  (state: State, prefix: string, generation: number, retrying: boolean, lost: Deferred.Deferred<string>) =>
+  (reason: string): Effect.Effect<void> =>
+    state.lock.withPermits(1)(Effect.gen(function*() {
+      const current = (yield* Ref.get(state.backends)).get(prefix)
+      if (current === undefined || current.status === "down" || current.generation !== generation) return
+      yield* Ref.update(state.backends, (m) =>
+        new Map(m).set(prefix, {
+          status: "down",
+          served: new Map(),
+          generation,
+          retrying,
+          gone: retrying ? new Set(current.served.keys()) : new Set()
+        }))
+      yield* Deferred.succeed(lost, reason)
+      for (const it of current.served.values()) {
+        yield* removeDefinition(state.server, it.definition).pipe(
+          Effect.catchAll((e) => Effect.logWarning(`proxy: could not remove ${it.id}: ${e.message}`))
+        )
+      }
+      yield* Effect.logWarning(
+        `backend ${prefix} is down (${reason}); its ${current.served.size} entries were removed${
+          retrying ? "; reconnecting" : ""
+        }`
       )
-    }
-    yield* Effect.logWarning(
-      `backend ${prefix} is down (${reason}); its ${current.served.size} entries were removed`
-    )
+    }))
+
+/**
+ * Makes a new connection of the backend current (under the lock): up, generation `generation`,
+ * serving nothing yet (`gone` is kept until its first listing is served).
+ */
+export const markUp = (state: State, prefix: string, generation: number): Effect.Effect<void> =>
+  state.lock.withPermits(1)(Ref.update(state.backends, (m) => {
+    const current = m.get(prefix)
+    return new Map(m).set(prefix, {
+      status: "up",
+      served: new Map(),
+      generation,
+      retrying: current?.retrying ?? false,
+      gone: current?.gone ?? new Set()
+    })
   }))
+
+/** The backend is down for good (its reconnection gave up): nothing is remembered of it. */
+export const giveUp = (state: State, prefix: string): Effect.Effect<void> =>
+  state.lock.withPermits(1)(Ref.update(state.backends, (m) => {
+    const current = m.get(prefix)
+    return current === undefined ? m : new Map(m).set(prefix, { ...current, retrying: false, gone: new Set() })
+  }))
+
+/**
+ * The backend that served `id` (`"<kind> <key>"`) before it went down and is being reconnected,
+ * if any: a call naming it gets "unavailable" rather than "unknown".
+ */
+export const goneOwner = (
+  backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
+  id: string
+): Effect.Effect<string | undefined> =>
+  Effect.map(Ref.get(backends), (m) => {
+    for (const [prefix, s] of m) if (s.retrying && s.gone.has(id)) return prefix
+    return undefined
+  })
 
 /** The backend's items of `groups` (outside the lock). */
 export const list = (state: State, link: Link, groups: ReadonlyArray<Group>) =>
@@ -145,7 +254,7 @@ export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, it
   state.lock.withPermits(1)(Effect.gen(function*() {
     const all = yield* Ref.get(state.backends)
     const mine = all.get(link.prefix)
-    if (mine === undefined || mine.status === "down") return
+    if (mine === undefined || mine.status === "down" || mine.generation !== link.generation) return
     const kinds = new Set(groups.flatMap((g) => GROUP_KINDS[g]))
     const taken = new Map<string, string>()
     for (const [prefix, s] of all) {
@@ -187,7 +296,10 @@ export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, it
       if (Either.isRight(added)) kept.set(it.id, it)
       else yield* Effect.logWarning(`backend ${link.prefix}: ${it.id} left out: ${added.left.message}`)
     }
-    yield* Ref.update(state.backends, (m) => new Map(m).set(link.prefix, { status: "up", served: kept }))
+    yield* Ref.update(
+      state.backends,
+      (m) => new Map(m).set(link.prefix, { ...mine, status: "up", served: kept, gone: new Set() })
+    )
   }))
 
 /** Pings a backend every `interval`; no answer (transport failure, timeout) marks it down. */

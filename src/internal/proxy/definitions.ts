@@ -9,6 +9,7 @@
  * any other failure is -32603 naming the backend.
  * @internal
  */
+import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -35,11 +36,23 @@ type McpError = JsonRpc.McpError
 // models
 // ---------------------------------------------------------------------------------------------
 
-/** A backend as the definitions see it. */
+/** A backend connection as the definitions see it. */
 export interface Link {
   readonly prefix: string
   readonly client: McpClient.McpClient
-  /** Is the backend marked down? */
+  /** Which connection of the backend this is (0, 1, …: a reconnection makes a new link). */
+  readonly generation: number
+  /** Which of its tools are served, under which names. */
+  readonly tools: {
+    readonly include?: ReadonlyArray<string> | undefined
+    readonly exclude?: ReadonlyArray<string> | undefined
+    readonly rename?: Readonly<Record<string, string>> | undefined
+  }
+  /** The proxied calls in flight to this backend (for questions that arrive outside any call). */
+  readonly callers: Ref.Ref<ReadonlyArray<ProxyInput.Caller>>
+  /** Completed with the reason when this connection is marked down. */
+  readonly lost: Deferred.Deferred<string>
+  /** Is this connection of the backend down (marked down, or replaced by a newer one)? */
   readonly isDown: Effect.Effect<boolean>
   /** Marks the backend down: its entries are removed (called on a fatal transport failure). */
   readonly down: (reason: string) => Effect.Effect<void>
@@ -195,9 +208,15 @@ export const forward = <A>(
     if (yield* link.isDown) return yield* unavailable(link.prefix)
     const pending = yield* Ref.make<Readonly<Record<string, Input.InputRequest>>>({})
     const caller: ProxyInput.Caller = { ctx, pending }
-    const outcome = yield* run(callOptions(ctx, caller)).pipe(
-      Effect.locally(ProxyInput.currentCaller, Option.some(caller)),
-      Effect.either
+    // Registered while in flight: a legacy stdio backend's questions arrive outside any call.
+    const outcome = yield* Effect.acquireUseRelease(
+      Ref.update(link.callers, (cs) => [...cs, caller]),
+      () =>
+        run(callOptions(ctx, caller)).pipe(
+          Effect.locally(ProxyInput.currentCaller, Option.some(caller)),
+          Effect.either
+        ),
+      () => Ref.update(link.callers, (cs) => cs.filter((c) => c !== caller))
     )
     const asked = yield* Ref.get(pending)
     if (Object.keys(asked).length > 0) return yield* new InputRequired({ requests: asked })
@@ -317,13 +336,24 @@ const completers = (
 const skipped = (link: Link, what: string, why: string): Effect.Effect<Option.Option<never>> =>
   Effect.as(Effect.logWarning(`backend ${link.prefix}: ${what} left out: ${why}`), Option.none())
 
-/** A backend tool as `<prefix>_<name>`; its schemas, annotations and description unchanged. */
+/** Is the backend's tool `name` served (the link's `include` / `exclude`)? */
+const isServed = (link: Link, name: string): boolean =>
+  (link.tools.include === undefined || link.tools.include.includes(name)) &&
+  !(link.tools.exclude ?? []).includes(name)
+
+/**
+ * A backend tool as `<prefix>_<name>` (`name` after the link's `rename`); its schemas,
+ * annotations and description unchanged.
+ */
 export const toolItem = (link: Link, tool: McpSchema.Tool): Effect.Effect<Option.Option<Item>> => {
   if (tool.name.length === 0) return skipped(link, "a tool", "its name is empty")
   if (tool.inputSchema.type !== "object") {
     return skipped(link, `tool ${tool.name}`, "its inputSchema has no root \"type\": \"object\"")
   }
-  const name = `${link.prefix}_${tool.name}`
+  const renamed = link.tools.rename !== undefined && Object.hasOwn(link.tools.rename, tool.name)
+    ? link.tools.rename[tool.name]
+    : undefined
+  const name = `${link.prefix}_${renamed ?? tool.name}`
   const def: Tool.Tool = {
     name,
     ...opt("title", tool.title),
@@ -418,10 +448,10 @@ export const templateItem = (link: Link, template: McpSchema.ResourceTemplate): 
   )
 }
 
-/** The backend's tools. */
+/** The backend's tools (those its `include` / `exclude` let through). */
 export const listTools = (link: Link): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
   robustList(link, link.client.listAllTools, McpSchema.Method.toolsList, "tools", McpSchema.Tool).pipe(
-    Effect.flatMap((tools) => Effect.forEach(tools, (t) => toolItem(link, t))),
+    Effect.flatMap((tools) => Effect.forEach(tools.filter((t) => isServed(link, t.name)), (t) => toolItem(link, t))),
     Effect.map((items) => items.flatMap(Option.toArray))
   )
 

@@ -22,3 +22,13 @@ export class ProxyError extends Data.TaggedError("ProxyError")<{
   readonly backend?: string
   readonly cause?: unknown
 }> {}
+
+/** A configuration file could not be read, parsed or decoded. */
+export class ConfigError extends Data.TaggedError("ConfigError")<{
+  readonly reason: "Read" | "Json" | "Invalid"
+  readonly message: string
+  /** The offending field, e.g. `mcpServers.files.args[0]` (`""`: the whole file). */
+  readonly path: string
+  readonly file?: string
+  readonly cause?: unknown
+}> {}

@@ -65,6 +65,46 @@ const fromFiber = <A>(f: (caller: Caller) => Effect.Effect<A, JsonRpc.McpError>)
     Option.match({ onNone: () => Effect.fail(noCaller), onSome: f })
   )
 
+/**
+ * The caller of a question that arrived outside any call (a legacy stdio backend, or a legacy HTTP
+ * backend's standalone GET stream: MCP 2025-11-25 gives such a request nothing that names the
+ * call it belongs to): the one proxied call in flight to that backend. With none, or several,
+ * the proxy cannot tell whom to ask and the backend gets -32603 saying so (asking the wrong
+ * caller could show one user's question to another).
+ */
+const fromCallers = <A>(
+  callers: Ref.Ref<ReadonlyArray<Caller>>,
+  f: (caller: Caller) => Effect.Effect<A, JsonRpc.McpError>
+): Effect.Effect<A, JsonRpc.McpError> =>
+  Effect.flatMap(FiberRef.get(currentCaller), (inFiber) => {
+    if (Option.isSome(inFiber)) return f(inFiber.value)
+    return Effect.flatMap(Ref.get(callers), (cs) => {
+      const only = cs.length === 1 ? cs[0] : undefined
+      if (only !== undefined) return f(only)
+      return Effect.fail(
+        cs.length === 0 ? noCaller : JsonRpc.McpError.internalError(
+          `The proxy has ${cs.length} calls in flight to this server and cannot tell which one asks for input`
+        )
+      )
+    })
+  })
+
+/**
+ * The input handlers the proxy gives a backend it connects itself: like {@link inputHandlers},
+ * and a question that arrives outside any call goes to the one proxied call in flight to that
+ * backend (`callers`).
+ */
+export const backendHandlers = (
+  callers: Ref.Ref<ReadonlyArray<Caller>>
+): Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl"> => ({
+  onElicit: (params) =>
+    fromCallers(callers, (c) => ask(c, { method: "elicitation/create", params }, Input.ElicitResult)),
+  onSample: (params) =>
+    fromCallers(callers, (c) => ask(c, { method: "sampling/createMessage", params }, Input.CreateMessageResult)),
+  onRoots: () => fromCallers(callers, (c) => ask(c, { method: "roots/list", params: {} }, Input.ListRootsResult)),
+  elicitUrl: true
+})
+
 /** The client input handlers that forward to the caller in this fiber. */
 export const inputHandlers: Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl"> = {
   onElicit: (params) => fromFiber((c) => ask(c, { method: "elicitation/create", params }, Input.ElicitResult)),

@@ -8,16 +8,42 @@
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
+import * as JsonRpc from "../../JsonRpc.js"
+import type * as McpClient from "../../McpClient.js"
+import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
-import { ALL_GROUPS, apply, type Backend, health, list, makeLink, makeState, type State } from "./backends.js"
+import type * as Middleware from "../../Middleware.js"
+import {
+  ALL_GROUPS,
+  apply,
+  type Backend,
+  type BackendState,
+  goneOwner,
+  health,
+  list,
+  makeBackends,
+  makeLink,
+  makeState,
+  markUp,
+  type State
+} from "./backends.js"
 import { listenFilter, watch } from "./changes.js"
 import { claimId, type Item, type Link } from "./definitions.js"
 import { type Collision, ProxyError } from "./error.js"
+import type * as ProxyInput from "./input.js"
+import { type Connection, type Connector, linkOf, open, supervise } from "./reconnect.js"
+import { countInterest, followUpdates, type Interest, makeInterest } from "./updates.js"
 
 export type { Backend } from "./backends.js"
+export type { Connector } from "./reconnect.js"
+
+/** A backend given connected, or one the proxy connects (and reconnects) itself. */
+export type Source = Backend | Connector
 
 /** Proxy options (documented on `McpProxy.Options`). */
 export interface Options extends
@@ -42,7 +68,7 @@ export interface Options extends
 
 const PREFIX = /^[A-Za-z0-9_.-]+$/
 
-const checkPrefixes = (backends: ReadonlyArray<Backend>): Effect.Effect<void, ProxyError> => {
+const checkPrefixes = (backends: ReadonlyArray<Source>): Effect.Effect<void, ProxyError> => {
   const bad = backends.filter((b) => !PREFIX.test(b.prefix)).map((b) => JSON.stringify(b.prefix))
   const seen = new Set<string>()
   const dup = new Set<string>()
@@ -81,16 +107,49 @@ export const findCollisions = (
   }))
 }
 
+const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+
+/**
+ * Answers a call that names what a backend served before it went down, while the proxy
+ * reconnects it: the name is known, the backend is not there. MCP 2025-11-25, Server Features ›
+ * Tools › Error Handling keeps -32602 for unknown tools and reports failures of a tool's
+ * execution (an API failure among them) in the result with `isError: true`, so the model can
+ * act on them (try again later): a tool call gets such a result. Prompts and resources have no
+ * such result: `prompts/get` and `resources/read` get -32603 naming the backend, the error a call
+ * gets when its backend fails under it. Names no backend served stay unknown (-32602).
+ */
+const unavailableWhileDown =
+  (backends: Ref.Ref<ReadonlyMap<string, BackendState>>): Middleware.Middleware => (request, next) => {
+    const id = request.method === McpSchema.Method.toolsCall
+      ? `tool ${str(request.params.name)}`
+      : request.method === McpSchema.Method.promptsGet
+      ? `prompt ${str(request.params.name)}`
+      : request.method === McpSchema.Method.resourcesRead
+      ? `resource ${str(request.params.uri)}`
+      : undefined
+    if (id === undefined) return next
+    return Effect.flatMap(goneOwner(backends, id), (owner): typeof next => {
+      if (owner === undefined) return next
+      const message = `Backend ${owner} is unavailable (the proxy is reconnecting it); try again later`
+      return request.method === McpSchema.Method.toolsCall
+        ? Effect.succeed({ content: [{ type: "text", text: message }], isError: true })
+        : Effect.fail(JsonRpc.McpError.internalError(`Backend ${owner} is unavailable`))
+    })
+  }
+
 /**
  * The proxy's server: no definitions yet (so it cannot be refused), `validate: false`, logging and
- * `listChanged` on unless the options say otherwise, the backends' instructions by default.
+ * `listChanged` on unless the options say otherwise, the backends' instructions by default (of
+ * those connected at start).
  */
 const makeServer = (
-  backends: ReadonlyArray<Backend>,
+  clients: ReadonlyArray<{ readonly prefix: string; readonly client: McpClient.McpClient }>,
+  backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
+  interest: Interest,
   options: Options
 ): Effect.Effect<McpServer.McpServer, never, Scope.Scope> => {
-  const { name, pingInterval: _, version, ...serverOptions } = options
-  const joined = backends.flatMap((b) =>
+  const { middleware, name, pingInterval: _, version, ...serverOptions } = options
+  const joined = clients.flatMap((b) =>
     b.client.info.instructions === undefined ? [] : [`${b.prefix}: ${b.client.info.instructions}`]
   ).join("\n\n")
   const instructions = options.instructions ?? (joined.length > 0 ? joined : undefined)
@@ -102,19 +161,21 @@ const makeServer = (
     validate: false,
     logging: options.logging ?? true,
     listChanged: options.listChanged ?? true,
+    subscribe: true,
+    middleware: [unavailableWhileDown(backends), countInterest(interest), ...(middleware ?? [])],
     ...(instructions === undefined ? {} : { instructions })
   }).pipe(Effect.orDie)
 }
 
 /**
- * Opens a listen for every backend that announces list changes (a `watch` fiber in `scope`) and
+ * Opens a listen for every backend that announces list changes (a `watch` fiber in its scope) and
  * waits until each is open or has failed; the watchers re-list nothing before `ready`.
  */
 const listenAll = (
   state: State,
   links: ReadonlyArray<Link>,
   ready: Deferred.Deferred<void>,
-  scope: Scope.Scope
+  scopeOf: (link: Link) => Scope.Scope
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     const listening: Array<Deferred.Deferred<void>> = []
@@ -123,33 +184,40 @@ const listenAll = (
       if (Object.keys(filter).length === 0) continue
       const latch = yield* Deferred.make<void>()
       listening.push(latch)
-      yield* Effect.forkIn(watch(state, link, filter, latch, ready), scope)
+      yield* Effect.forkIn(watch(state, link, filter, latch, ready), scopeOf(link))
     }
     yield* Effect.forEach(listening, Deferred.await, { discard: true })
   })
 
-/** Lists every backend (concurrently); one that cannot be listed fails with `ProxyError` "Backend". */
+/**
+ * Lists every backend (concurrently). A backend given connected that cannot be listed fails with
+ * `ProxyError` "Backend"; one the proxy reconnects (`retrying`) is marked down instead (and left
+ * out: its supervisor connects it again).
+ */
 const listAll = (
   state: State,
-  links: ReadonlyArray<Link>
-): Effect.Effect<ReadonlyArray<readonly [string, ReadonlyArray<Item>]>, ProxyError> =>
+  links: ReadonlyArray<Link>,
+  retrying: (link: Link) => boolean
+): Effect.Effect<ReadonlyArray<readonly [Link, ReadonlyArray<Item>]>, ProxyError> =>
   Effect.forEach(
     links,
     (link) =>
       list(state, link, ALL_GROUPS).pipe(
-        Effect.map((items) => [link.prefix, items] as const),
-        Effect.mapError((e) =>
-          new ProxyError({
-            reason: "Backend",
-            message: `backend ${link.prefix} could not be listed: ${e.message}`,
-            backend: link.prefix,
-            collisions: [],
-            cause: e
-          })
+        Effect.map((items) => [[link, items] as const]),
+        Effect.catchAll((e) =>
+          retrying(link) ? Effect.as(link.down(`listing failed: ${e.message}`), []) : Effect.fail(
+            new ProxyError({
+              reason: "Backend",
+              message: `backend ${link.prefix} could not be listed: ${e.message}`,
+              backend: link.prefix,
+              collisions: [],
+              cause: e
+            })
+          )
         )
       ),
     { concurrency: "unbounded" }
-  )
+  ).pipe(Effect.map((all) => all.flat()))
 
 /** Fails with `ProxyError` "Collision" naming every identity more than one backend claims. */
 const refuseCollisions = (
@@ -169,44 +237,107 @@ const refuseCollisions = (
 
 /**
  * Starts the proxy over `state`: listens, lists, refuses collisions, serves every listing, then
- * lets the watchers re-list and (with `pingInterval`) pings each backend. Its fibers live in
- * `scope`.
+ * lets the watchers re-list, follows resource updates and (with `pingInterval`) pings each backend. Its fibers live in
+ * `scope` (a reconnected backend's in its connection's scope).
  */
 const start = (
   state: State,
   links: ReadonlyArray<Link>,
+  retrying: (link: Link) => boolean,
   pingInterval: Duration.DurationInput | undefined,
-  scope: Scope.Scope
+  scopeOf: (link: Link) => Scope.Scope
 ): Effect.Effect<void, ProxyError> =>
   Effect.gen(function*() {
     const ready = yield* Deferred.make<void>()
     // Listen first, then list: a change in between is not lost (it is applied after the listing).
-    yield* listenAll(state, links, ready, scope)
-    const listed = yield* listAll(state, links)
-    yield* refuseCollisions(listed)
-    for (const [i, link] of links.entries()) {
-      const items = listed[i]
-      if (items !== undefined) yield* apply(state, link, ALL_GROUPS, items[1])
-    }
+    yield* listenAll(state, links, ready, scopeOf)
+    const listed = yield* listAll(state, links, retrying)
+    yield* refuseCollisions(listed.map(([link, items]) => [link.prefix, items] as const))
+    for (const [link, items] of listed) yield* apply(state, link, ALL_GROUPS, items)
     yield* Deferred.succeed(ready, undefined)
-    if (pingInterval !== undefined) {
-      for (const link of links) yield* Effect.forkIn(health(link, pingInterval), scope)
+    for (const [link] of listed) {
+      yield* Effect.forkIn(followUpdates(state, link, state.interest), scopeOf(link))
+      if (pingInterval !== undefined) yield* Effect.forkIn(health(link, pingInterval), scopeOf(link))
     }
   })
 
+const isConnector = (source: Source): source is Connector => "connect" in source
+
 export const make = (
-  backends: ReadonlyArray<Backend>,
+  sources: ReadonlyArray<Source>,
   options: Options = {}
 ): Effect.Effect<McpServer.McpServer, ProxyError, Scope.Scope> =>
   Effect.gen(function*() {
-    yield* checkPrefixes(backends)
-    const server = yield* makeServer(backends, options)
-    const state = yield* makeState(server, backends)
-    const links = backends.map((b) => makeLink(state, b))
+    yield* checkPrefixes(sources)
     // Background work lives in a child of the caller's scope, closed at once if building fails.
     const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-    yield* start(state, links, options.pingInterval, scope).pipe(
-      Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
-    )
-    return server
+    return yield* Effect.gen(function*() {
+      const callers = new Map<string, Ref.Ref<ReadonlyArray<ProxyInput.Caller>>>()
+      for (const source of sources) callers.set(source.prefix, yield* Ref.make<ReadonlyArray<ProxyInput.Caller>>([]))
+      const callersOf = (prefix: string) => callers.get(prefix) ?? Ref.unsafeMake<ReadonlyArray<ProxyInput.Caller>>([])
+      // Connectors connect first (concurrently); one that fails is retried in the background.
+      const connected = new Map<string, Connection>()
+      yield* Effect.forEach(sources.filter(isConnector), (connector) =>
+        Effect.either(open(connector, callersOf(connector.prefix), scope)).pipe(
+          Effect.flatMap(Either.match({
+            onLeft: (e) =>
+              Effect.logWarning(`backend ${connector.prefix} could not be connected: ${e.message}`),
+            onRight: (c) => Effect.sync(() => connected.set(connector.prefix, c))
+          }))
+        ), { concurrency: "unbounded", discard: true })
+      const backends = yield* makeBackends(sources.map((s) => ({
+        prefix: s.prefix,
+        up: !isConnector(s) || connected.has(s.prefix),
+        retrying: isConnector(s)
+      })))
+      const clients = sources.flatMap((s) => {
+        const client = isConnector(s) ? connected.get(s.prefix)?.client : s.client
+        return client === undefined ? [] : [{ prefix: s.prefix, client }]
+      })
+      const interest = yield* makeInterest
+      const server = yield* makeServer(clients, backends, interest, options)
+      const state = yield* makeState(server, backends, interest)
+      const links: Array<Link> = []
+      const initial = new Map<string, { readonly link: Link; readonly connection: Connection }>()
+      for (const source of sources) {
+        if (isConnector(source)) {
+          const connection = connected.get(source.prefix)
+          if (connection === undefined) {
+            continue
+          }
+          const link = yield* linkOf(state, source, callersOf(source.prefix), connection, 0)
+          yield* markUp(state, source.prefix, 0)
+          initial.set(source.prefix, { link, connection })
+          links.push(link)
+        } else {
+          links.push(
+            yield* makeLink(state, {
+              prefix: source.prefix,
+              client: source.client,
+              generation: 0,
+              retrying: false,
+              tools: source,
+              callers: callersOf(source.prefix)
+            })
+          )
+        }
+      }
+      yield* start(
+        state,
+        links,
+        (link) =>
+          initial.get(link.prefix)?.link === link,
+        options.pingInterval,
+        (link) =>
+          initial.get(link.prefix)?.connection.scope ?? scope
+      )
+      for (const source of sources) {
+        if (!isConnector(source)) continue
+        yield* Effect.forkIn(
+          supervise(state, source, callersOf(source.prefix), initial.get(source.prefix), options.pingInterval, scope),
+          scope
+        )
+      }
+      return server
+    }).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))
   })

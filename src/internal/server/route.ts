@@ -109,7 +109,9 @@ const handle = (
 
 /**
  * How a routed request's error leaves: a `Failure` with its error's own status (as an `McpError`
- * through the middleware would); `input_required` becomes the result that asks for input.
+ * through the middleware would); `input_required` becomes the result that asks for input. A
+ * failure of any other type (untyped code despite the declared error types) is a defect: -32603
+ * without details, never an `input_required` result.
  */
 const settle = (
   call: Methods.Call,
@@ -120,6 +122,8 @@ const settle = (
     ? fail(e.error)
     : e._tag === "McpError"
     ? fail(e)
+    : e._tag !== "InputRequired"
+    ? Effect.die(e)
     : mrtr === undefined
     ? fail(McpError.internalError(`input_required is not allowed on ${call.request.method}`))
     : inputRequiredResult(call.server, call.request, mrtr, call.ctx, e)

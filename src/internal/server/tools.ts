@@ -122,8 +122,11 @@ const runTool = (
           })
         case "McpError":
           return fail(e)
-        default:
+        case "InputRequired":
           return Effect.fail(e)
+        default:
+          // untyped code failed with a type no handler declares: a defect (below), never input_required
+          return Effect.die(e)
       }
     }),
     Effect.catchAllDefect((defect) =>

@@ -14,13 +14,54 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type * as JsonRpc from "../../../JsonRpc.js"
-import type { ClientTransport, RequestOptions, TransportError } from "../../../Transport.js"
+import * as McpSchema from "../../../McpSchema.js"
+import { type ClientTransport, type RequestOptions, TransportError } from "../../../Transport.js"
 import type { ClientOptions } from "../../../transport/StreamableHttp.js"
 import { withTimeout } from "../../client/deadline.js"
 import { notify, observe, send } from "./client/post.js"
 import { cancelLegacy, close, recover } from "./client/session.js"
-import { sessionNotifications } from "./client/standalone.js"
+import { sessionNotifications, standing } from "./client/standalone.js"
 import { type Client, closedError, http404, make as makeState } from "./client/state.js"
+
+/**
+ * A request under `ClientOptions.auth`: a Bearer challenge runs the provider's `onChallenge` and
+ * the request is sent again, at most `maxAttempts` times (MCP 2025-11-25, Authorization ›
+ * Scope Challenge Handling: a client that keeps being refused stops instead of looping).
+ */
+const authorized = (
+  client: Client,
+  message: JsonRpc.Request,
+  requestOptions?: RequestOptions
+): Effect.Effect<JsonRpc.Response, TransportError> => {
+  const auth = client.options.auth
+  if (auth === undefined) return exchange(client, message, requestOptions)
+  const attempt = (n: number): Effect.Effect<JsonRpc.Response, TransportError> =>
+    Effect.gen(function*() {
+      const sent = yield* auth.authorization(client.url)
+      return yield* exchange(client, message, requestOptions).pipe(
+        Effect.catchIf(
+          (e) => e.reason === "Unauthorized" && e.challenge !== undefined,
+          (e) => {
+            const challenge = e.challenge
+            if (challenge === undefined || n >= auth.maxAttempts) return Effect.fail(e)
+            return auth.onChallenge(client.url, { ...challenge, status: e.status ?? 401, sent }).pipe(
+              Effect.mapError((cause) =>
+                new TransportError({
+                  reason: "Unauthorized",
+                  message: `authorization for ${message.method} failed: ${cause.message}`,
+                  cause,
+                  ...(e.status === undefined ? {} : { status: e.status }),
+                  challenge
+                })
+              ),
+              Effect.zipRight(attempt(n + 1))
+            )
+          }
+        )
+      )
+    })
+  return attempt(0)
+}
 
 /** A request, resent once after re-initializing when the legacy session was gone. */
 const exchange = (
@@ -57,8 +98,11 @@ export const make = (
     yield* Effect.addFinalizer(() => closeClient)
     return {
       request: (message, requestOptions) =>
-        withTimeout(exchange(client, message, requestOptions), message.method, requestOptions?.timeout),
-      notify: (message) => notify(client, message),
+        withTimeout(authorized(client, message, requestOptions), message.method, requestOptions?.timeout),
+      notify: (message) =>
+        message.method === McpSchema.Method.initialized
+          ? Effect.zipRight(notify(client, message), standing(client))
+          : notify(client, message),
       close: closeClient,
       setRequestHandler: client.handlers.set,
       sessionNotifications: sessionNotifications(client)

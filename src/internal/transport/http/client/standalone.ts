@@ -3,11 +3,14 @@
  * Messages from the Server) behind `sessionNotifications`: one GET serves every subscriber, as
  * each message goes to one stream only; it is closed when the last subscriber leaves. A `404` for
  * the session re-initializes first. There is no reconnection or `Last-Event-ID` resumption.
+ * A client that declares elicitation, sampling or roots keeps one subscription open from
+ * `notifications/initialized` on (`standing`).
  *
  * @internal
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -135,3 +138,40 @@ export const sessionNotifications = (client: Client): NonNullable<ClientTranspor
     )
     return Stream.fromQueue(subscription).pipe(Stream.flattenTake)
   })
+
+/** The client capabilities under which a server sends requests of its own (MCP 2025-11-25, Client Features). */
+const INPUT_CAPABILITIES = ["elicitation", "sampling", "roots"] as const
+
+/** Does the session's `initialize` declare a capability the server may ask through? */
+const declaresInput = (init: JsonRpc.Request | undefined): boolean => {
+  const capabilities = init?.params?.capabilities
+  return JsonRpc.isObject(capabilities) && INPUT_CAPABILITIES.some((key) => Object.hasOwn(capabilities, key))
+}
+
+/**
+ * After `notifications/initialized` of a legacy session whose client declares elicitation,
+ * sampling or roots: the session's GET stream is opened and kept for the transport's life,
+ * read by a fiber of its own, so that requests the server sends outside any request of ours
+ * (MCP 2025-11-25, Transports › Streamable HTTP › Listening for Messages from the Server) reach
+ * the client's handlers. The GET is open (its response headers are in) when this returns. A
+ * server without a GET stream (`405`) or a failed GET is logged at debug level, never a failure.
+ * The stream is not reopened after it ends.
+ */
+export const standing = (client: Client): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const st = yield* Ref.get(client.state)
+    if (st.closed || st.sessionId === undefined || !declaresInput(st.init)) return
+    const scope = yield* Scope.fork(client.scope, ExecutionStrategy.sequential)
+    const notifications = yield* Scope.extend(sessionNotifications(client), scope).pipe(
+      Effect.onError(() => Scope.close(scope, Exit.void))
+    )
+    yield* Stream.runDrain(notifications).pipe(
+      Effect.catchAll((e) => Effect.logDebug(`Streamable HTTP: the standalone GET stream ended: ${e.message}`)),
+      Effect.ensuring(Scope.close(scope, Exit.void)),
+      Effect.forkIn(client.scope)
+    )
+  }).pipe(
+    Effect.catchAll((e) =>
+      Effect.logDebug(`Streamable HTTP: no standalone GET stream for the server's requests: ${e.message}`)
+    )
+  )

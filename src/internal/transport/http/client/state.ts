@@ -120,12 +120,14 @@ export const http404 = (message: string): TransportError => new TransportError({
 export const transportError = (client: Client, what: string) => (cause: { readonly message: string }) =>
   new TransportError({ reason: "Http", message: `${what} ${client.url} failed: ${cause.message}`, cause })
 
-/** `ClientOptions.headers`, evaluated for one request. */
+/** `ClientOptions.headers`, evaluated for one request, then `ClientOptions.auth`'s `Authorization`. */
 export const userHeaders = (client: Client): Effect.Effect<Readonly<Record<string, string>>> =>
-  Effect.suspend(() => {
+  Effect.gen(function*() {
     const h = client.options.headers
-    if (h === undefined) return Effect.succeed({})
-    return Effect.isEffect(h) ? h : Effect.succeed(h)
+    const base = h === undefined ? {} : Effect.isEffect(h) ? yield* h : h
+    const auth = client.options.auth
+    const authorization = auth === undefined ? undefined : yield* auth.authorization(client.url)
+    return authorization === undefined ? base : { ...base, authorization }
   })
 
 /** POSTs one message with the user's headers, then `extra`, then `Accept`. */

@@ -1,0 +1,361 @@
+/**
+ * The client side of MCP authorization (MCP 2025-11-25 and 2026-07-28, Authorization): an OAuth
+ * 2.1 provider the Streamable HTTP client calls before each request (the `Authorization` header)
+ * and on a `401`/`403` Bearer challenge, built on `oauth4webapi`.
+ *
+ * On a challenge it discovers the Protected Resource Metadata (RFC 9728: the challenge's
+ * `resource_metadata`, then `/.well-known/oauth-protected-resource/<path>`, then the root
+ * document) and checks that its `resource` covers the endpoint; discovers the authorization server
+ * (RFC 8414 and OpenID Connect Discovery with the path-insertion variants) and checks its
+ * `issuer`; identifies the client (a Client ID Metadata Document URL, a pre-registered client, a
+ * stored one, dynamic client registration); and obtains a token with the authorization code grant
+ * and PKCE S256 (the application's {@link Interaction} shows the authorization page and returns the
+ * redirect; the RFC 9207 `iss` is checked) or the client credentials grant. Tokens carry the
+ * RFC 8707 `resource`, are kept in a {@link TokenStore} and refreshed when they expire or are
+ * refused.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { McpClient, OAuth } from "presa-mcp"
+ * import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+ *
+ * const program = Effect.gen(function*() {
+ *   const auth = yield* OAuth.make({ interaction: OAuth.headless() })
+ *   const transport = yield* StreamableHttp.client({ url: "https://mcp.example.com/mcp", auth })
+ *   const client = yield* McpClient.connect(transport, { name: "app", version: "1.0.0" })
+ *   return yield* client.listAllTools
+ * }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory))
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as internalError from "./internal/oauth/error.js"
+
+/**
+ * Why authorization failed, in `reason`:
+ * - `"Discovery"`: no usable Protected Resource Metadata or authorization server metadata (or a
+ *   network failure fetching them);
+ * - `"ResourceMismatch"`: the metadata's `resource` does not cover the MCP endpoint (RFC 9728 §3.3);
+ * - `"IssuerMismatch"`: the authorization server metadata names another issuer (RFC 8414 §3.3);
+ * - `"PkceUnsupported"`: the server does not list `S256` in `code_challenge_methods_supported`
+ *   (MCP Authorization › Authorization Code Protection: the client refuses to proceed);
+ * - `"Registration"`: no way to identify the client, or dynamic client registration failed;
+ * - `"Authorization"`: the authorization response was an error, or its `state` or RFC 9207 `iss`
+ *   was wrong or missing;
+ * - `"Token"`: the token endpoint refused (the OAuth `error` code is in `error`);
+ * - `"Refused"`: the server answered `403` without `insufficient_scope`, or kept refusing after
+ *   `maxAttempts` authorizations;
+ * - `"Interaction"`: the application's {@link Interaction} failed or none is configured;
+ * - `"Store"`: the {@link TokenStore} could not read or write.
+ *
+ * Messages never contain tokens, codes or client secrets.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const OAuthError: typeof internalError.OAuthError = internalError.OAuthError
+
+/**
+ * @since 0.2.0
+ * @category errors
+ */
+export type OAuthError = internalError.OAuthError
+
+/**
+ * Tokens from the token endpoint: `accessToken`, `tokenType` (lowercased, `bearer`),
+ * `refreshToken` when issued, `expiresAt` (epoch milliseconds, from `expires_in`) and the granted
+ * `scope` (space-separated) when given.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Tokens {
+  readonly accessToken: string
+  readonly tokenType: string
+  readonly refreshToken?: string
+  readonly expiresAt?: number
+  readonly scope?: string
+}
+
+/**
+ * A client identity at an authorization server: `clientId` (a Client ID Metadata Document URL, a
+ * pre-registered id or one from dynamic registration), `clientSecret` for confidential clients and
+ * `tokenEndpointAuthMethod` (`none`, `client_secret_basic`, `client_secret_post`,
+ * `private_key_jwt`; default: `client_secret_basic` or `client_secret_post` as the server lists
+ * them when there is a secret, else `none`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ClientInformation {
+  readonly clientId: string
+  readonly clientSecret?: string
+  readonly tokenEndpointAuthMethod?: string
+}
+
+/**
+ * What a {@link TokenStore} keeps per MCP endpoint URL: the authorization server's `issuer` the
+ * credentials belong to (credentials of another issuer are never sent, SEP-2352), the client
+ * identity there, the tokens and the scopes last requested (a step-up requests their union with
+ * the new ones, SEP-2350).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Credentials {
+  readonly issuer: string
+  readonly client?: ClientInformation
+  readonly tokens?: Tokens
+  readonly scopes?: ReadonlyArray<string>
+}
+
+/**
+ * Where credentials live, keyed by MCP endpoint URL. `get` of an unknown key is `None`. Errors
+ * (only from persistent stores) are `OAuthError` `"Store"`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export class TokenStore extends Context.Tag("presa-mcp/OAuth/TokenStore")<TokenStore, {
+  readonly get: (key: string) => Effect.Effect<Option.Option<Credentials>, OAuthError>
+  readonly set: (key: string, credentials: Credentials) => Effect.Effect<void, OAuthError>
+  readonly remove: (key: string) => Effect.Effect<void, OAuthError>
+}>() {}
+
+/**
+ * A {@link TokenStore} in memory: credentials last as long as the store value. Never fails.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const memoryStore: Effect.Effect<TokenStore["Type"]> = Effect.map(
+  Ref.make(HashMap.empty<string, Credentials>()),
+  (ref) => ({
+    get: (key) => Effect.map(Ref.get(ref), HashMap.get(key)),
+    set: (key, credentials) => Ref.update(ref, HashMap.set(key, credentials)),
+    remove: (key) => Ref.update(ref, HashMap.remove(key))
+  })
+)
+
+/**
+ * {@link memoryStore} as a layer (the default for applications and tests).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<TokenStore> = Layer.effect(TokenStore, memoryStore)
+
+const StoredTokens = Schema.Struct({
+  accessToken: Schema.String,
+  tokenType: Schema.String,
+  refreshToken: Schema.optionalWith(Schema.String, { exact: true }),
+  expiresAt: Schema.optionalWith(Schema.Number, { exact: true }),
+  scope: Schema.optionalWith(Schema.String, { exact: true })
+})
+const StoredCredentials = Schema.Struct({
+  issuer: Schema.String,
+  client: Schema.optionalWith(
+    Schema.Struct({
+      clientId: Schema.String,
+      clientSecret: Schema.optionalWith(Schema.String, { exact: true }),
+      tokenEndpointAuthMethod: Schema.optionalWith(Schema.String, { exact: true })
+    }),
+    { exact: true }
+  ),
+  tokens: Schema.optionalWith(StoredTokens, { exact: true }),
+  scopes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
+})
+const StoreFile = Schema.parseJson(Schema.Record({ key: Schema.String, value: StoredCredentials }))
+
+/**
+ * A {@link TokenStore} in one JSON file (for CLIs): read on every `get`, rewritten on every
+ * change with permissions `0600` (owner read/write only), created on the first `set`. A missing
+ * file is an empty store; an unreadable or malformed one fails with `OAuthError` `"Store"` (its
+ * content is never put in the message).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fileStore = (path: string): Effect.Effect<TokenStore["Type"], never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const lock = yield* Effect.makeSemaphore(1)
+    const storeError = (what: string) => () => new OAuthError({ reason: "Store", message: `${what} ${path} failed` })
+    const read = Effect.gen(function*() {
+      if (!(yield* fs.exists(path))) return {}
+      const text = yield* fs.readFileString(path)
+      return yield* Schema.decode(StoreFile)(text)
+    }).pipe(Effect.mapError(storeError("reading the token store")))
+    const write = (content: Readonly<Record<string, Credentials>>) =>
+      Effect.gen(function*() {
+        const text = yield* Schema.encode(StoreFile)(content)
+        yield* fs.writeFileString(path, text, { mode: 0o600 })
+        yield* fs.chmod(path, 0o600)
+      }).pipe(Effect.mapError(storeError("writing the token store")))
+    const modify = (f: (m: Readonly<Record<string, Credentials>>) => Record<string, Credentials>) =>
+      lock.withPermits(1)(Effect.flatMap(read, (m) => write(f(m))))
+    return {
+      get: (key) => Effect.map(read, (m) => Option.fromNullable(m[key])),
+      set: (key, credentials) => modify((m) => ({ ...m, [key]: credentials })),
+      remove: (key) =>
+        modify((m) => {
+          const { [key]: _, ...rest } = m
+          return rest
+        })
+    }
+  })
+
+/**
+ * {@link fileStore} as a layer.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerFile = (path: string): Layer.Layer<TokenStore, never, FileSystem.FileSystem> =>
+  Layer.effect(TokenStore, fileStore(path))
+
+/**
+ * The interactive part of the authorization code flow, supplied by the application:
+ * `redirectUri` is the `redirect_uri` registered and sent; `authorize` shows the user the
+ * authorization URL (open a browser, print it) and returns the URL the authorization server
+ * redirected to (with `code`, `state`, `iss`). Failing with `OAuthError` (`"Interaction"`) ends
+ * the authorization. See {@link headless} for tests and machine clients.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Interaction {
+  readonly redirectUri: string
+  readonly authorize: (authorizationUrl: URL) => Effect.Effect<URL, OAuthError>
+}
+
+/**
+ * An {@link Interaction} with no user: it GETs the authorization URL without following redirects
+ * and returns the `Location` the server answered with (for authorization servers that approve
+ * without a login page, as in tests). `redirectUri` default `http://localhost:3000/callback`
+ * (never contacted). Fails with `OAuthError` `"Interaction"` when the answer is not a redirect.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const headless = (options: {
+  readonly redirectUri?: string | undefined
+  readonly fetch?: typeof globalThis.fetch | undefined
+} = {}): Interaction => {
+  const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  const interactionError = (message: string) => new OAuthError({ reason: "Interaction", message })
+  return {
+    redirectUri: options.redirectUri ?? "http://localhost:3000/callback",
+    authorize: (url) =>
+      Effect.gen(function*() {
+        const response = yield* Effect.tryPromise({
+          try: (signal) => fetchImpl(url, { redirect: "manual", signal }),
+          catch: () => interactionError(`GET ${url.origin}${url.pathname} failed`)
+        })
+        yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
+        const location = response.headers.get("location")
+        if (location === null || !URL.canParse(location, url)) {
+          return yield* interactionError(
+            `the authorization endpoint answered HTTP ${response.status} without a redirect`
+          )
+        }
+        return new URL(location, url)
+      })
+  }
+}
+
+/**
+ * A `401`/`403` Bearer challenge as the HTTP client saw it: `status`, the `WWW-Authenticate`
+ * `resource_metadata`, `scope` (split) and `error`, and `sent`, the `Authorization` value the
+ * refused request carried (`undefined` when none).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Challenge {
+  readonly status: number
+  readonly resourceMetadata: string | undefined
+  readonly scopes: ReadonlyArray<string>
+  readonly error: string | undefined
+  readonly sent: string | undefined
+}
+
+/**
+ * What the Streamable HTTP client calls (`StreamableHttp.ClientOptions.auth`), per MCP endpoint
+ * URL: `authorization` gives the `Authorization` header value to send (refreshing an expired
+ * token first; `undefined` before any authorization; never fails); `onChallenge` obtains new
+ * credentials after a `401`, or a `403` `insufficient_scope` (step-up), and succeeds when the
+ * request should be sent again; `maxAttempts` bounds how often one request is re-sent after a
+ * challenge (then the request fails with `TransportError` `"Unauthorized"`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Provider {
+  readonly authorization: (url: string) => Effect.Effect<string | undefined>
+  readonly onChallenge: (url: string, challenge: Challenge) => Effect.Effect<void, OAuthError>
+  readonly maxAttempts: number
+}
+
+/**
+ * Options of {@link make}. All optional:
+ * - `interaction`: the user step of the authorization code grant; without it a server that needs
+ *   a user fails with `"Interaction"`;
+ * - `grant`: `"authorization_code"` (default) or `"client_credentials"` (machine clients, MCP
+ *   extension `io.modelcontextprotocol/oauth-client-credentials`; needs `client`, and
+ *   `privateKey` for `private_key_jwt`);
+ * - `clientMetadataUrl`: an HTTPS URL serving this client's Client ID Metadata Document, used as
+ *   `client_id` where the server sets `client_id_metadata_document_supported`;
+ * - `client`: a pre-registered client (used before dynamic registration);
+ * - `privateKey`: the key of `private_key_jwt` client authentication (RFC 7523);
+ * - `clientName` (default `"presa-mcp"`) and `applicationType` (default `"native"`, SEP-837) for
+ *   dynamic registration, which asks for `authorization_code` and `refresh_token`;
+ * - `scopes`: request exactly these instead of the challenge's or the metadata's;
+ * - `offlineAccess`: add `offline_access` when the server lists it (default `true`, SEP-2207);
+ * - `maxAttempts`: re-sends of one request after challenges, default 3;
+ * - `fetch` (default `globalThis.fetch`) and `allowInsecureHttp` (default `false`: plain `http:`
+ *   only to `localhost`, `127.0.0.1` and `[::1]`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  readonly interaction?: Interaction | undefined
+  readonly grant?: "authorization_code" | "client_credentials" | undefined
+  readonly clientMetadataUrl?: string | undefined
+  readonly client?: ClientInformation | undefined
+  readonly privateKey?: CryptoKey | undefined
+  readonly clientName?: string | undefined
+  readonly applicationType?: "native" | "web" | undefined
+  readonly scopes?: ReadonlyArray<string> | undefined
+  readonly offlineAccess?: boolean | undefined
+  readonly maxAttempts?: number | undefined
+  readonly fetch?: typeof globalThis.fetch | undefined
+  readonly allowInsecureHttp?: boolean | undefined
+}
+
+/**
+ * Builds a {@link Provider} over the {@link TokenStore} in context. Pass it as
+ * `StreamableHttp.client({ url, auth })`. One provider may serve several endpoints; challenges are
+ * handled one at a time, and a request refused with a token that has since been replaced is just
+ * re-sent.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<Provider, never, TokenStore> =>
+  Effect.flatMap(
+    TokenStore,
+    // `oauth4webapi` is loaded on the first `make`, not when the package root is imported.
+    (store) =>
+      Effect.flatMap(Effect.promise(() => import("./internal/oauth/provider.js")), (m) => m.make(options, store))
+  )
