@@ -32,9 +32,11 @@ export default tseslint.config(
   {
     // Node-only code lives in src/transport/ (the Node entry points) and src/internal/node/; the
     // rest of src/ is platform-neutral: no Node imports and no Node globals (src/internal/runtime.ts
-    // reaches Node's fast paths through globalThis, with standard fallbacks).
+    // reaches Node's fast paths through globalThis, with standard fallbacks). src/bin.ts, the
+    // command line's entry point, is the Node edge of src/internal/cli/ (which stays neutral): it
+    // alone hands the process's streams, terminal and runtime to it.
     files: ["src/**/*.ts"],
-    ignores: ["src/transport/**", "src/internal/node/**"],
+    ignores: ["src/transport/**", "src/internal/node/**", "src/bin.ts"],
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [{ group: ["node:*", "@effect/platform-node", "@effect/platform-node/*"], message: "Node APIs belong in src/transport/ and src/internal/node/ only." }]

@@ -2,7 +2,8 @@
 // `presa-mcp/<Module>` for every other src/*.ts and `presa-mcp/transport/<Module>` for
 // src/transport/*.ts, each to dist/ (`types` + `default`, ESM). `./internal/*` stays blocked.
 // One explicit entry per module (no `./*` pattern) so that a misspelt subpath fails with
-// ERR_PACKAGE_PATH_NOT_EXPORTED and `attw` checks every entry point.
+// ERR_PACKAGE_PATH_NOT_EXPORTED and `attw` checks every entry point. src/bin.ts is the command
+// line (package.json `bin`), a program that runs when loaded: not an entry point to import.
 //
 //   node scripts/exports.mjs          rewrites `exports` and `typesVersions` in package.json
 //   node scripts/exports.mjs --check  exits 1 when package.json differs from what src/ implies
@@ -12,7 +13,7 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const modules = (dir) =>
   readdirSync(`${root}src/${dir}`, { withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") && e.name !== "index.ts")
+    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") && e.name !== "index.ts" && !(dir === "" && e.name === "bin.ts"))
     .map((e) => `${dir === "" ? "" : `${dir}/`}${e.name.slice(0, -3)}`)
     .sort()
 

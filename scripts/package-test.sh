@@ -11,7 +11,9 @@
 #   (c) require.cjs: `require("presa-mcp")` from CommonJS works (Node >= 20.19) or fails with
 #       ERR_REQUIRE_ESM (older Node), as the README says;
 #   (d) the tarball holds dist/ (JS, declarations, maps), src/, LICENSE, README, CHANGELOG and no
-#       tests, benchmarks, fixtures, examples or conformance harness.
+#       tests, benchmarks, fixtures, examples or conformance harness;
+#   (e) the `presa-mcp` bin: `npx presa-mcp --help` prints the exit codes, and
+#       `npx presa-mcp call add numbers=[1,2,3] --json -- node server.mjs` calls the tool.
 #
 #   bash scripts/package-test.sh
 #
@@ -81,7 +83,8 @@ TARBALL="$WORK/$(node -p "try { require('$WORK/pack.json')[0].filename } catch {
 if [[ ! -f "$TARBALL" ]]; then
   for c in "exports map matches src/" publint attw "tarball contents" "consumer install" \
     "(a) node: stdio server + client" "(a) node: every entry point, internal/ refused" \
-    "(b) tsc NodeNext" "(b) tsc bundler" "(b) tsc node10" "(c) require from CommonJS"; do
+    "(b) tsc NodeNext" "(b) tsc bundler" "(b) tsc node10" "(c) require from CommonJS" \
+    "(e) npx presa-mcp --help" "(e) npx presa-mcp call"; do
     skip "$c" "no tarball"
   done
   finish
@@ -108,7 +111,8 @@ contents() {
   local missing=0 f
   for f in package/package.json package/LICENSE package/README.md package/CHANGELOG.md \
     package/dist/index.js package/dist/index.d.ts package/dist/index.js.map package/dist/index.d.ts.map \
-    package/dist/transport/Stdio.js package/dist/transport/Stdio.d.ts package/src/index.ts; do
+    package/dist/transport/Stdio.js package/dist/transport/Stdio.d.ts package/src/index.ts \
+    package/dist/bin.js package/dist/internal/cli/main.js; do
     grep -qxF "$f" "$list" || {
       echo "missing: $f"
       missing=1
@@ -141,7 +145,8 @@ install() (
 check "consumer install (tarball + peers into $APP)" install
 if [[ ! -d "$APP/node_modules/presa-mcp" ]]; then
   for c in "(a) node: stdio server + client" "(a) node: every entry point, internal/ refused" \
-    "(b) tsc NodeNext" "(b) tsc bundler" "(b) tsc node10" "(c) require from CommonJS"; do
+    "(b) tsc NodeNext" "(b) tsc bundler" "(b) tsc node10" "(c) require from CommonJS" \
+    "(e) npx presa-mcp --help" "(e) npx presa-mcp call"; do
     skip "$c" "consumer install failed"
   done
   finish
@@ -169,5 +174,21 @@ require_cjs() {
   [[ "$out" == '{"require":"ok",'*'"era":"modern","text":"from require"}' || "$out" == '{"require":"ERR_REQUIRE_ESM",'* ]]
 }
 check "(c) require(\"presa-mcp\") from CommonJS (Node $(node --version))" require_cjs
+
+# The command line as a user meets it after installing the package (package.json `bin`).
+cli_help() {
+  local out
+  out="$(cd "$APP" && timeout 60 npx --no-install presa-mcp --help)" || return 1
+  echo "$out"
+  [[ "$out" == *"EXIT CODES"* && "$out" == *"listen"* ]]
+}
+check "(e) npx presa-mcp --help (the bin from the installed tarball)" cli_help
+cli_call() {
+  local out
+  out="$(cd "$APP" && timeout 90 npx --no-install presa-mcp call add 'numbers=[1,2,3]' --json -- node server.mjs)" || return 1
+  echo "$out"
+  [[ "$(node -e 'process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).structuredContent))' "$out")" == '{"sum":6}' ]]
+}
+check "(e) npx presa-mcp call add numbers=[1,2,3] --json -- node server.mjs → structuredContent {sum: 6}" cli_call
 
 finish

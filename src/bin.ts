@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+/**
+ * The `presa-mcp` command line (the package's `bin`): the Node edge of `src/internal/cli/`. It
+ * provides the process's streams and terminal, runs the program and exits with its code. See the
+ * README, section "Command line", or `presa-mcp --help`.
+ *
+ * Not a module to import: it runs when loaded (and is not in the package's `exports`).
+ *
+ * @since 0.2.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import * as Terminal from "@effect/platform/Terminal"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import { ExitCode } from "./internal/cli/exitCode.js"
+import { CliIo, type Io } from "./internal/cli/io.js"
+import * as Main from "./internal/cli/main.js"
+
+const write = (stream: NodeJS.WriteStream) => (text: string): Effect.Effect<void> =>
+  text === "" ? Effect.void : Effect.async<void>((resume) => {
+    stream.write(text, () => resume(Effect.void))
+  })
+
+const io: Io = {
+  out: write(process.stdout),
+  err: write(process.stderr),
+  stdinIsTTY: process.stdin.isTTY === true,
+  stdoutIsTTY: process.stdout.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
+  stderrColumns: process.stderr.columns ?? 0
+}
+
+// @effect/cli's prompts draw on the terminal's `display`: ours goes to stderr, so that prompts
+// (elicitation) never mix with the command's output on stdout.
+const StderrTerminal = Layer.scoped(
+  Terminal.Terminal,
+  Effect.map(NodeTerminal.make(), (terminal) =>
+    Terminal.Terminal.of({
+      ...terminal,
+      columns: Effect.sync(() => process.stderr.columns ?? 0),
+      display: io.err
+    }))
+)
+
+// Ctrl-C (SIGINT) interrupts the program; once `listen` is acknowledged that is its normal end.
+let interruptedCode: number = ExitCode.interrupted
+
+const program = Main.run(
+  process.argv.slice(2),
+  Effect.sync(() => {
+    interruptedCode = ExitCode.ok
+  })
+).pipe(
+  Effect.provideService(CliIo, io),
+  Effect.provide(StderrTerminal),
+  Effect.provide(NodeContext.layer)
+)
+
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  disablePrettyLogger: true,
+  teardown: (exit) => {
+    process.exit(
+      Exit.isSuccess(exit) && typeof exit.value === "number"
+        ? exit.value
+        : Exit.isInterrupted(exit)
+        ? interruptedCode
+        : 1
+    )
+  }
+})
