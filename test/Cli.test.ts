@@ -471,6 +471,69 @@ describe.concurrent("presa-mcp against @modelcontextprotocol/server-everything (
   })
 })
 
+describe("presa-mcp proxy CONFIG (an mcpServers file)", () => {
+  const writeConfig = (config: unknown): string => {
+    const dir = Fs.mkdtempSync(Path.join(Fs.realpathSync(process.env.TMPDIR ?? "/tmp"), "presa-cli-proxy-"))
+    const file = Path.join(dir, "servers.json")
+    Fs.writeFileSync(file, JSON.stringify(config))
+    return file
+  }
+
+  it("serves two backends over stdio under their prefixes; include keeps one tool of the SDK v1 server", {
+    timeout: TEST_MS
+  }, async () => {
+    const file = writeConfig({
+      mcpServers: {
+        lib: {
+          command: process.execPath,
+          args: ["--import", "tsx", Path.join(ROOT, "examples/library.ts"), "--stdio"]
+        },
+        v1: {
+          command: process.execPath,
+          args: ["--import", "tsx", Path.join(ROOT, "test/fixtures/sdk-v1-server.ts")],
+          include: ["echo"]
+        }
+      }
+    })
+    const proxy = ["--", process.execPath, "--import", "tsx", "src/bin.ts", "proxy", file]
+    const tools = await cli("tools", "--json", ...proxy)
+    assert.strictEqual(tools.code, 0, tools.stderr)
+    assert.deepStrictEqual(names(json(tools).tools).sort(), ["lib_add", "lib_logo", "v1_echo"])
+    const call = await cli("call", "v1_echo", "text=through the proxy", "--json", ...proxy)
+    assert.strictEqual(call.code, 0, call.stderr)
+    assert.deepStrictEqual(json(call).content, [{ type: "text", text: "through the proxy" }])
+  })
+
+  it("a bad file exits 3 naming the field; a missing file exits 3", { timeout: TEST_MS }, async () => {
+    const bad = writeConfig({ mcpServers: { lib: { command: "node", args: ["ok", 3] } } })
+    const run = await cli("proxy", bad)
+    assert.strictEqual(run.code, 3, run.stderr)
+    assert.include(run.stderr, "mcpServers.lib.args[1]")
+    assert.strictEqual(run.stdout, "")
+    const missing = await cli("proxy", Path.join(Path.dirname(bad), "nope.json"))
+    assert.strictEqual(missing.code, 3, missing.stderr)
+  })
+
+  it("--http serves on the port it prints; our CLI lists the tools through it", { timeout: TEST_MS }, async () => {
+    const file = writeConfig({
+      mcpServers: {
+        lib: { command: process.execPath, args: ["--import", "tsx", Path.join(ROOT, "examples/library.ts"), "--stdio"] }
+      }
+    })
+    const child = spawnCli(["proxy", file, "--http"])
+    const { seen, waitFor } = watch(child)
+    try {
+      await waitFor(() => /serving lib on (http\S+)/.test(seen.stderr), "the proxy's URL")
+      const url = /serving lib on (http\S+)/.exec(seen.stderr)?.[1] ?? ""
+      const tools = await cli("tools", "--json", url)
+      assert.strictEqual(tools.code, 0, tools.stderr)
+      assert.deepStrictEqual(names(json(tools).tools).sort(), ["lib_add", "lib_logo"])
+    } finally {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGKILL")
+    }
+  })
+})
+
 describe("presa-mcp value parsing and progress line", () => {
   it("key=value: JSON when valid, else the string", () => {
     assert.deepStrictEqual(

@@ -23,6 +23,7 @@ import type * as Skill from "../../Skill.js"
 import { ExitCode, UsageError } from "./exitCode.js"
 import * as Interaction from "./interaction.js"
 import { CliIo, type Io } from "./io.js"
+import * as Proxy from "./proxy.js"
 import * as Render from "./render.js"
 import * as Target from "./target.js"
 import * as Values from "./values.js"
@@ -489,8 +490,8 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       prompt,
       complete,
       skills,
-      listen
-      // The `proxy` subcommand (issue #18, item 3: serve several servers as one) goes here.
+      listen,
+      Proxy.command(exit)
     ])
   )
 }

@@ -1,0 +1,88 @@
+/**
+ * The `presa-mcp proxy CONFIG` subcommand (issue #18, item 3): serves one MCP server in front of
+ * the servers an `mcpServers` configuration file names (`McpProxy.loadConfig` /
+ * `McpProxy.fromConfig`: per-backend prefixes, include/exclude/rename, reconnection with
+ * backoff), over stdio (default) or Streamable HTTP (`--http --port --host`).
+ *
+ * @internal
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import type * as Prompt from "@effect/cli/Prompt"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as McpProxy from "../../McpProxy.js"
+import * as Stdio from "../../transport/Stdio.js"
+import * as StreamableHttp from "../../transport/StreamableHttp.js"
+import { ExitCode } from "./exitCode.js"
+import { CliIo } from "./io.js"
+
+interface ProxyArgs {
+  readonly config: string
+  readonly http: boolean
+  readonly port: number
+  readonly host: string
+}
+
+/**
+ * Loads the file and serves until stdin ends (stdio) or until interrupted (HTTP). A bad file is
+ * exit code 3 (usage) with the `ConfigError` naming the field; a proxy that cannot start (a
+ * name clash between backends, the port taken) is exit code 4.
+ */
+const serve = (exit: Ref.Ref<number>, args: ProxyArgs): Effect.Effect<void, never, CliIo | Prompt.Prompt.Environment> =>
+  Effect.gen(function*() {
+    const io = yield* CliIo
+    const config = yield* McpProxy.loadConfig(args.config)
+    const names = Object.keys(config.mcpServers).join(", ")
+    // stdio: stdout is the MCP channel; the backends' stderr and every log line go to stderr
+    const server = yield* McpProxy.fromConfig(config, {
+      stderr: (prefix, line) => io.err(`[${prefix}] ${line}\n`)
+    })
+    if (!args.http) {
+      yield* io.err(`presa-mcp proxy: serving ${names} on stdio\n`)
+      return yield* Stdio.run(server)
+    }
+    const address = yield* StreamableHttp.serve(server, { port: args.port, host: args.host })
+    yield* io.err(`presa-mcp proxy: serving ${names} on ${address.url} (Ctrl-C to stop)\n`)
+    return yield* Effect.never
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(Stdio.layerLogger),
+    Effect.catchAll((e) =>
+      Effect.gen(function*() {
+        const io = yield* CliIo
+        yield* io.err(`presa-mcp proxy: ${e.message}\n`)
+        yield* Ref.set(exit, e._tag === "ConfigError" ? ExitCode.usage : ExitCode.connection)
+      })
+    )
+  )
+
+/**
+ * The `proxy` command.
+ *
+ * @internal
+ */
+export const command = (exit: Ref.Ref<number>) =>
+  Command.make("proxy", {
+    config: Args.text({ name: "CONFIG" }).pipe(
+      Args.withDescription("A JSON file in the mcpServers shape desktop hosts use (see the README).")
+    ),
+    http: Options.boolean("http").pipe(
+      Options.withDescription("Serve over Streamable HTTP instead of stdio.")
+    ),
+    port: Options.integer("port").pipe(
+      Options.withDefault(0),
+      Options.withDescription("The HTTP port (with --http; default 0: a free port, printed on stderr).")
+    ),
+    host: Options.text("host").pipe(
+      Options.withDefault("127.0.0.1"),
+      Options.withDescription("The HTTP host to bind (with --http).")
+    )
+  }, (args) => serve(exit, args)).pipe(
+    Command.withDescription(
+      "Serves one MCP server in front of the servers a config file names, over stdio (default) or " +
+        "HTTP: tools, prompts and resources under each entry's prefix; a backend that fails or dies " +
+        "is retried with backoff."
+    )
+  )
