@@ -16,6 +16,7 @@ import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../../JsonRpc.js"
 import * as McpSchema from "../../../McpSchema.js"
 import type { AuthInfo } from "../../../RequestContext.js"
+import { quote } from "../../quote.js"
 import * as Connection from "../../server/connection.js"
 import * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
@@ -104,7 +105,9 @@ const accepted = (
           JsonRpc.failure(
             undefined,
             McpError.headerMismatch(
-              `Header mismatch: ${HeaderRules.Header.method} header value '${methodHeader}' does not match body value '${notification.method}'`
+              `Header mismatch: ${HeaderRules.Header.method} header value '${
+                quote(methodHeader)
+              }' does not match body value '${quote(notification.method)}'`
             )
           )
         )
