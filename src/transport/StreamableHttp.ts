@@ -94,8 +94,19 @@ export interface ServerOptions {
   readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
   /** POST body limit in bytes, default 4 MiB (4 194 304); a larger body gets `413`. */
   readonly maxBodyBytes?: number | undefined
-  /** Live legacy sessions at most, default 10 000; an `initialize` beyond gets `503`. */
+  /**
+   * Live legacy sessions at most, default 10 000. An `initialize` beyond it closes the least
+   * recently active idle session (no open GET stream, no request in flight) to make room; only
+   * when every session is busy does it get `503`.
+   */
   readonly maxSessions?: number | undefined
+  /**
+   * A legacy session whose client has not sent `notifications/initialized` this long after its
+   * `initialize` was answered is closed (its id then gets `404`), default 30 seconds
+   * (`Duration.infinity` disables): a client that never completes the handshake holds a slot
+   * only briefly.
+   */
+  readonly sessionInitializeTimeout?: Duration.DurationInput | undefined
   /**
    * A legacy session with no request, no open GET stream and nothing in flight for this long is
    * closed, default 30 minutes (`Duration.infinity` disables); its id then gets `404`.
