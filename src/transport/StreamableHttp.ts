@@ -56,6 +56,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as NodeHttp from "node:http"
 import * as Auth from "../Auth.js"
+import * as HttpLimits from "../internal/node/httpLimits.js"
 import * as internalClient from "../internal/transport/http/client.js"
 import * as internalServer from "../internal/transport/http/server.js"
 import * as Http from "../internal/transport/http/wire.js"
@@ -255,6 +256,25 @@ export interface ServeOptions extends ServerOptions {
   readonly port?: number | undefined
   readonly host?: string | undefined
   readonly shutdownTimeout?: Duration.DurationInput | undefined
+  /**
+   * All request headers must arrive within this time of the connection's request starting, else
+   * Node answers `408` and closes the connection; default 10 seconds (`Duration.infinity`: no limit).
+   */
+  readonly headersTimeout?: Duration.DurationInput | undefined
+  /**
+   * The whole request, body included, must arrive within this time, else `408` and the connection
+   * closes (a slow-body client); default 60 seconds. Responses are not limited by it (an SSE
+   * response may stay open).
+   */
+  readonly requestTimeout?: Duration.DurationInput | undefined
+  /** An idle keep-alive connection is closed after this long; default 5 seconds. */
+  readonly keepAliveTimeout?: Duration.DurationInput | undefined
+  /**
+   * A connection with response bytes waiting that the client has not read for this long is closed
+   * (its request is then interrupted, as on a disconnect): a client that stops reading an SSE
+   * response cannot hold it open; default 60 seconds (the stdio `writeTimeout`).
+   */
+  readonly writeTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -302,8 +322,9 @@ export const serve = (
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
     const path = options.path ?? internalServer.DEFAULT_PATH
-    const node = NodeHttp.createServer()
+    const node = NodeHttp.createServer(HttpLimits.serverOptions(options))
     const http = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host })
+    yield* HttpLimits.watchWrites(node, options)
     // Runs before the listener's own finalizer (last-in first-out) and after the sessions closed:
     // stop accepting, let open responses finish for `shutdownTimeout`, then drop what is left.
     const grace = options.shutdownTimeout ?? "1 second"
