@@ -245,9 +245,10 @@ export const layer = (
 /**
  * Options of {@link serve}: {@link ServerOptions} plus `port` (default `0`: a free port), `host`
  * (default `"127.0.0.1"`) and `shutdownTimeout` (how long closing waits for open responses before
- * dropping their connections, default 1 second). When `host` is not a loopback address and
- * `allowedHosts` is not given, `allowedHosts` defaults to `"any"` (`allowedOrigins` keeps its
- * loopback default).
+ * dropping their connections, default 1 second), and the socket limits `headersTimeout` (10 s),
+ * `requestTimeout` (60 s), `keepAliveTimeout` (5 s) and `writeTimeout` (60 s). When `host` is not a
+ * loopback address and `allowedHosts` is not given, `allowedHosts` defaults to `"any"`
+ * (`allowedOrigins` keeps its loopback default).
  *
  * @since 0.1.0
  * @category models
