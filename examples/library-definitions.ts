@@ -9,9 +9,11 @@ import { Content, McpServer, Prompt, Resource, Skill, Tool } from "presa-mcp"
 export const LOGO_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
-const people: Readonly<Record<string, string>> = { ada: "Ada Lovelace", alan: "Alan Turing" }
+// A Map, not an object literal: `people[id]` would find `constructor`, `toString` or `__proto__`
+// (members of every object) for ids a client chooses.
+const people: ReadonlyMap<string, string> = new Map([["ada", "Ada Lovelace"], ["alan", "Alan Turing"]])
 
-const completeId = (value: string) => Object.keys(people).filter((id) => id.startsWith(value)).sort()
+const completeId = (value: string) => [...people.keys()].filter((id) => id.startsWith(value)).sort()
 
 export const add = Tool.make({
   name: "add",
@@ -45,7 +47,7 @@ export const person = Resource.template({
   uriTemplate: "people://{id}",
   name: "person",
   mimeType: "text/plain",
-  handler: ({ id }) => (id === undefined ? undefined : people[id]),
+  handler: ({ id }) => (id === undefined ? undefined : people.get(id)),
   complete: { id: completeId }
 })
 
@@ -55,8 +57,11 @@ export const introduce = Prompt.make({
   arguments: [{ name: "id", description: "Who to introduce (ada, alan)", required: true }],
   handler: ({ id }) =>
     Effect.gen(function*() {
-      const name = id === undefined ? undefined : people[id]
-      if (name === undefined) return yield* McpServer.McpError.invalidParams(`Unknown person: ${id}`)
+      const name = id === undefined ? undefined : people.get(id)
+      // Quote what the client sent only up to a small bound (no amplification through errors).
+      if (name === undefined) {
+        return yield* McpServer.McpError.invalidParams(`Unknown person: ${String(id).slice(0, 64)}`)
+      }
       return `Introduce ${name} in one sentence.`
     }),
   complete: { id: completeId }

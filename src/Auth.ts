@@ -156,7 +156,7 @@ export interface JwtOptions {
 }
 
 const scopesOf = (payload: jose.JWTPayload, claim: string): ReadonlyArray<string> => {
-  const value = payload[claim] ?? payload.scp
+  const value = (Object.hasOwn(payload, claim) ? payload[claim] : undefined) ?? payload.scp
   if (typeof value === "string") return value.split(" ").filter((s) => s.length > 0)
   if (Array.isArray(value)) return value.filter((s): s is string => typeof s === "string")
   return []

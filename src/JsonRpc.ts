@@ -8,6 +8,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { parseJson } from "./internal/json.js"
+import { quote } from "./internal/quote.js"
 
 /**
  * A JSON-RPC request id: a string or a number. Ids are echoed back with their exact JSON type
@@ -155,12 +157,19 @@ export class McpError extends Schema.TaggedError<McpError>("presa-mcp/McpError")
     return new McpError(withData({ code: ErrorCode.InvalidRequest, message }, data))
   }
   /**
-   * -32601: unknown method, or a method whose capability the server does not advertise.
+   * -32601: unknown method, or a method whose capability the server does not advertise. The
+   * message and `data.method` quote `method` up to 256 characters (then `…`): an error never
+   * echoes an unbounded part of a request.
    *
    * @since 0.1.0
    */
   static methodNotFound(method: string): McpError {
-    return new McpError({ code: ErrorCode.MethodNotFound, message: `Method not found: ${method}`, data: { method } })
+    const quoted = quote(method)
+    return new McpError({
+      code: ErrorCode.MethodNotFound,
+      message: `Method not found: ${quoted}`,
+      data: { method: quoted }
+    })
   }
   /**
    * -32602: the params are wrong (unknown tool or prompt, missing argument, bad cursor, …).
@@ -171,12 +180,13 @@ export class McpError extends Schema.TaggedError<McpError>("presa-mcp/McpError")
     return new McpError(withData({ code: ErrorCode.InvalidParams, message }, data))
   }
   /**
-   * -32602 `Resource not found` with `data.uri` (SEP-2164; sent in both eras).
+   * -32602 `Resource not found` with `data.uri` (SEP-2164; sent in both eras), quoted up to 256
+   * characters (then `…`).
    *
    * @since 0.1.0
    */
   static resourceNotFound(uri: string): McpError {
-    return new McpError({ code: ErrorCode.InvalidParams, message: "Resource not found", data: { uri } })
+    return new McpError({ code: ErrorCode.InvalidParams, message: "Resource not found", data: { uri: quote(uri) } })
   }
   /**
    * -32603 with a fixed message: details of the cause go to the logger, never to the wire.
@@ -207,15 +217,17 @@ export class McpError extends Schema.TaggedError<McpError>("presa-mcp/McpError")
     })
   }
   /**
-   * -32022 with `data: {supported, requested}`; `requested` echoes exactly what the client sent.
+   * -32022 with `data: {supported, requested}`; `requested` echoes what the client sent, a string
+   * quoted up to 256 characters (then `…`).
    *
    * @since 0.1.0
    */
   static unsupportedVersion(supported: ReadonlyArray<string>, requested: unknown): McpError {
+    const echoed = typeof requested === "string" ? quote(requested) : requested
     return new McpError({
       code: ErrorCode.UnsupportedProtocolVersion,
-      message: `Unsupported protocol version: ${String(requested)}`,
-      data: { supported, requested }
+      message: `Unsupported protocol version: ${quote(String(requested))}`,
+      data: { supported, requested: echoed }
     })
   }
 
@@ -344,6 +356,9 @@ const invalid = (id: RequestId | undefined, message: string): Classified => ({
 
 /**
  * Parses one frame of text and classifies it. Text that is not JSON → `Invalid` with -32700.
+ * Object keys `__proto__` are dropped while parsing: Schema decoding would turn such a key into
+ * the decoded object's prototype. Parse peer text with this (not `JSON.parse`) before handing it
+ * to `McpServer.dispatch`.
  *
  * @since 0.1.0
  * @category decoding
@@ -351,7 +366,7 @@ const invalid = (id: RequestId | undefined, message: string): Classified => ({
 export const parse = (text: string): Classified => {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = parseJson(text)
   } catch {
     return { _tag: "Invalid", id: undefined, error: McpError.parseError() }
   }

@@ -11,8 +11,16 @@
  *
  * The module is pure: no dependencies, no I/O, and a validator never throws.
  *
+ * `pattern` runs on JavaScript's backtracking `RegExp` (with the `u` flag). A string longer than
+ * 4,096 UTF-16 code units is not matched at all: it fails with `is too long to check against
+ * pattern …`, so a pattern whose matching time grows polynomially with its input (`^(a|a?)+$`
+ * style nesting, `.*x.*y`) cannot be made to run for long by a large argument. The bound does not
+ * tame a pattern that is exponential on short inputs: patterns are the author's, keep them free of
+ * nested quantifiers over overlapping alternatives.
+ *
  * @since 0.1.0
  */
+import { quote } from "./internal/quote.js"
 
 /**
  * One validation problem.
@@ -46,6 +54,9 @@ const MAX_DEPTH = 64
 
 /** @internal */
 const MAX_ISSUES = 100
+
+/** Longest string (UTF-16 code units) that `pattern` / `patternProperties` run on. @internal */
+const MAX_PATTERN_INPUT = 4096
 
 /** @internal */
 type JsonObject = { readonly [key: string]: unknown }
@@ -185,6 +196,8 @@ const validateString = (ctx: Context, schema: JsonObject, value: string, path: s
     const regex = compilePattern(ctx, pattern)
     if (regex === undefined) {
       report(ctx, path, `invalid schema: pattern "${pattern}" is not a valid regular expression`)
+    } else if (value.length > MAX_PATTERN_INPUT) {
+      report(ctx, path, `is too long to check against pattern "${pattern}" (over ${MAX_PATTERN_INPUT} characters)`)
     } else if (!regex.test(value)) {
       report(ctx, path, `must match pattern "${pattern}"`)
     }
@@ -252,6 +265,12 @@ const validateObject = (ctx: Context, schema: JsonObject, value: JsonObject, pat
         const regex = compilePattern(ctx, pattern)
         if (regex === undefined) {
           report(ctx, keyPath, `invalid schema: pattern "${pattern}" is not a valid regular expression`)
+        } else if (key.length > MAX_PATTERN_INPUT) {
+          report(
+            ctx,
+            keyPath,
+            `is too long to check against pattern "${pattern}" (over ${MAX_PATTERN_INPUT} characters)`
+          )
         } else if (regex.test(key)) {
           declared = true
           validateNode(ctx, patternPropertiesValue[pattern], value[key], keyPath, depth + 1)
@@ -343,10 +362,20 @@ export const validate: Validator = (schema, value) => {
  * (`"Invalid arguments at /a: x; at /b: y"`). The root path `""` prints as `/`. With no issues the
  * result is `prefix` alone. Never throws.
  *
+ * The text is bounded, since paths hold the instance's own keys (a peer's): at most 10 issues are
+ * rendered (then `; and N more`), each path and message cut after 256 characters (then `…`).
+ *
  * @since 0.1.0
  * @category encoding
  */
-export const formatIssues = (prefix: string, issues: ReadonlyArray<Issue>): string =>
-  issues.length === 0
-    ? prefix
-    : `${prefix} ${issues.map((issue) => `at ${issue.path === "" ? "/" : issue.path}: ${issue.message}`).join("; ")}`
+export const formatIssues = (prefix: string, issues: ReadonlyArray<Issue>): string => {
+  if (issues.length === 0) return prefix
+  const shown = issues.slice(0, MAX_FORMATTED).map((issue) =>
+    `at ${issue.path === "" ? "/" : quote(issue.path)}: ${quote(issue.message)}`
+  )
+  const more = issues.length > MAX_FORMATTED ? `; and ${issues.length - MAX_FORMATTED} more` : ""
+  return `${prefix} ${shown.join("; ")}${more}`
+}
+
+/** Issues {@link formatIssues} renders at most. @internal */
+const MAX_FORMATTED = 10

@@ -47,7 +47,8 @@ import type * as Tool from "./Tool.js"
  *   instances behind one endpoint hear each other's), else on an in-memory bus of this server;
  * - `subscribe`: advertise `resources.subscribe` (legacy `resources/subscribe`, modern
  *   `resourceSubscriptions` in listen filters), default false;
- * - `exposeErrorMessages`: a tool defect's text is `Name: message` instead of `Name`, default false;
+ * - `exposeErrorMessages`: a tool defect's text is `Name: message` instead of `Name`, default false
+ *   (`Name` is the error's `name` when it is an identifier of at most 64 characters, else `Error`);
  * - `skills`: skills served with the Skills extension (`io.modelcontextprotocol/skills`, SEP-2640):
  *   declares the extension (with `directoryRead`) and `resources`; each file is a resource at
  *   `skill://<path>/<file>`; `skills/list`, `skills/get`, `resources/directory/read` are answered;

@@ -704,8 +704,10 @@ export const verifyFile: (
  * `entry.frontmatter`.
  *
  * Fails with `SkillVerificationError` as {@link verifyFile}, or `"frontmatter"` when the bytes are
- * not UTF-8, there is no front matter, it does not parse, or a field differs (the message names the
- * first one, in `entry.frontmatter` order, then fields only the file has).
+ * not UTF-8, there is no front matter, it is longer than 65,536 characters (a bound on what an
+ * untrusted server makes the client parse), it does not parse, or a field differs (the message
+ * names the first one, in `entry.frontmatter` order, then fields only the file has). Splitting and
+ * parsing take time linear in the size of the file.
  *
  * @since 0.1.0
  * @category combinators

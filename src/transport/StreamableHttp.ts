@@ -56,6 +56,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as NodeHttp from "node:http"
 import * as Auth from "../Auth.js"
+import * as HttpLimits from "../internal/node/httpLimits.js"
 import * as internalClient from "../internal/transport/http/client.js"
 import * as internalServer from "../internal/transport/http/server.js"
 import * as Http from "../internal/transport/http/wire.js"
@@ -95,8 +96,19 @@ export interface ServerOptions {
   readonly allowedHosts?: ReadonlyArray<string> | "any" | undefined
   /** POST body limit in bytes, default 4 MiB (4 194 304); a larger body gets `413`. */
   readonly maxBodyBytes?: number | undefined
-  /** Live legacy sessions at most, default 10 000; an `initialize` beyond gets `503`. */
+  /**
+   * Live legacy sessions at most, default 10 000. An `initialize` beyond it closes the least
+   * recently active idle session (no open GET stream, no request in flight) to make room; only
+   * when every session is busy does it get `503`.
+   */
   readonly maxSessions?: number | undefined
+  /**
+   * A legacy session whose client has not sent `notifications/initialized` this long after its
+   * `initialize` was answered is closed (its id then gets `404`), default 30 seconds
+   * (`Duration.infinity` disables): a client that never completes the handshake holds a slot
+   * only briefly.
+   */
+  readonly sessionInitializeTimeout?: Duration.DurationInput | undefined
   /**
    * A legacy session with no request, no open GET stream and nothing in flight for this long is
    * closed, default 30 minutes (`Duration.infinity` disables); its id then gets `404`.
@@ -234,9 +246,10 @@ export const layer = (
 /**
  * Options of {@link serve}: {@link ServerOptions} plus `port` (default `0`: a free port), `host`
  * (default `"127.0.0.1"`) and `shutdownTimeout` (how long closing waits for open responses before
- * dropping their connections, default 1 second). When `host` is not a loopback address and
- * `allowedHosts` is not given, `allowedHosts` defaults to `"any"` (`allowedOrigins` keeps its
- * loopback default).
+ * dropping their connections, default 1 second), and the socket limits `headersTimeout` (10 s),
+ * `requestTimeout` (60 s), `keepAliveTimeout` (5 s) and `writeTimeout` (60 s). When `host` is not a
+ * loopback address and `allowedHosts` is not given, `allowedHosts` defaults to `"any"`
+ * (`allowedOrigins` keeps its loopback default).
  *
  * @since 0.1.0
  * @category models
@@ -245,6 +258,25 @@ export interface ServeOptions extends ServerOptions {
   readonly port?: number | undefined
   readonly host?: string | undefined
   readonly shutdownTimeout?: Duration.DurationInput | undefined
+  /**
+   * All request headers must arrive within this time of the connection's request starting, else
+   * Node answers `408` and closes the connection; default 10 seconds (`Duration.infinity`: no limit).
+   */
+  readonly headersTimeout?: Duration.DurationInput | undefined
+  /**
+   * The whole request, body included, must arrive within this time, else `408` and the connection
+   * closes (a slow-body client); default 60 seconds. Responses are not limited by it (an SSE
+   * response may stay open).
+   */
+  readonly requestTimeout?: Duration.DurationInput | undefined
+  /** An idle keep-alive connection is closed after this long; default 5 seconds. */
+  readonly keepAliveTimeout?: Duration.DurationInput | undefined
+  /**
+   * A connection with response bytes waiting that the client has not read for this long is closed
+   * (its request is then interrupted, as on a disconnect): a client that stops reading an SSE
+   * response cannot hold it open; default 60 seconds (the stdio `writeTimeout`).
+   */
+  readonly writeTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -292,8 +324,9 @@ export const serve = (
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
     const path = options.path ?? internalServer.DEFAULT_PATH
-    const node = NodeHttp.createServer()
+    const node = NodeHttp.createServer(HttpLimits.serverOptions(options))
     const http = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host })
+    yield* HttpLimits.watchWrites(node, options)
     // Runs before the listener's own finalizer (last-in first-out) and after the sessions closed:
     // stop accepting, let open responses finish for `shutdownTimeout`, then drop what is left.
     const grace = options.shutdownTimeout ?? "1 second"

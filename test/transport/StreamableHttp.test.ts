@@ -24,6 +24,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
@@ -325,19 +326,27 @@ layer(EnvLive, { excludeTestServices: true, timeout: "30 seconds" })("Streamable
       expect(get(bodyJson(r), "error", "code")).toBe(-32600)
     }))
 
-  it.effect("a 5 MiB chunked body (no Content-Length) is cut off at the limit: 413, then the connection closes", () =>
+  it.effect("a 5 MiB chunked body (no Content-Length): the client reads the 413 (issue #20); past 8 MiB it is cut off", () =>
     Effect.gen(function*() {
       const { url } = yield* Env
-      const big = JSON.stringify(modernCall(1, "echo", { text: "x".repeat(5 * 1024 * 1024) }))
-      const r = yield* Effect.either(bounded(raw(url, {
-        method: "POST",
-        headers: { ...modernHeaders("tools/call", { "mcp-name": "echo" }), "transfer-encoding": "chunked" },
-        body: big
-      })))
-      // The server stops reading at 4 MiB and answers 413 with `Connection: close`; a client still
-      // uploading may see the reset before it reads the answer.
-      if (r._tag === "Right") expect(r.right.status).toBe(413)
-      else expect(r.left.message).toMatch(/ECONNRESET|EPIPE/)
+      const chunked = (mib: number) =>
+        raw(url, {
+          method: "POST",
+          headers: { ...modernHeaders("tools/call", { "mcp-name": "echo" }), "transfer-encoding": "chunked" },
+          body: JSON.stringify(modernCall(1, "echo", { text: "x".repeat(mib * 1024 * 1024) }))
+        })
+      // Over the 4 MiB limit but within twice it: the rest is read and dropped, then 413 with
+      // `Connection: close`, which the client reads once its upload is done (three times over).
+      for (let i = 0; i < 3; i++) {
+        const r = yield* bounded(chunked(5))
+        expect(r.status).toBe(413)
+        expect(get(bodyJson(r), "error", "code")).toBe(-32600)
+      }
+      // Past twice the limit the server stops reading: a client still uploading may see the reset
+      // before it reads the answer.
+      const cut = yield* Effect.either(bounded(chunked(9)))
+      if (cut._tag === "Right") expect(cut.right.status).toBe(413)
+      else expect(cut.left.message).toMatch(/ECONNRESET|EPIPE/)
       const after = yield* post(
         url,
         modernCall(2, "echo", { text: "ok" }),
@@ -1185,8 +1194,88 @@ describe("legacy session store", () => {
         { _tag: "Priming", id: 3 },
         { _tag: "Event", event: { id: 4, message: JsonRpc.notification("d") } }
       ])
-      expect(Option.isSome(yield* store.create(core))).toBe(true)
+      // At maxSessions with every session busy (a GET stream open on each), a new one is refused.
+      const other = Option.getOrThrow(yield* store.create(core))
+      const held = yield* Effect.forEach(
+        [session, other],
+        (s) => store.stream(s, undefined).pipe(Stream.runDrain, Effect.fork)
+      )
+      // Wait (bounded) until both streams are open.
+      for (let i = 0; i < 100; i++) {
+        const open = yield* Effect.forEach([session, other], (s) => Ref.get(s.openStreams))
+        if (open.every((n) => n > 0)) break
+        yield* Effect.yieldNow()
+      }
       expect(Option.isNone(yield* store.create(core))).toBe(true)
+      yield* Effect.forEach(held, Fiber.interrupt)
+    }).pipe(Effect.provide(TestContext.TestContext)))
+
+  it.scopedLive("at maxSessions the least recently active idle session makes room (issue #20)", () =>
+    Effect.gen(function*() {
+      const store = yield* Sessions.makeStore({
+        maxSessions: 3,
+        idleTimeout: Duration.infinity,
+        replayBufferSize: 10,
+        server: yield* McpServer.make({ name: "store", version: "1.0.0" }),
+        connection: {}
+      })
+      const make = Effect.flatMap(McpServer.makeSession, (core) => Effect.map(store.create(core), Option.getOrThrow))
+      const oldest = yield* make
+      yield* TestClock.adjust("1 second")
+      const busy = yield* make
+      yield* TestClock.adjust("1 second")
+      const recent = yield* make
+      yield* TestClock.adjust("1 second")
+      // `busy` is the least recently created but holds a GET stream; `oldest` is touched last.
+      const stream = yield* store.stream(busy, undefined).pipe(Stream.runDrain, Effect.fork)
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("1 second")
+      expect(Option.isSome(yield* store.get(oldest.id))).toBe(true)
+      // Now `recent` (active at 2 s) is the least recently active idle session.
+      const fourth = yield* make
+      expect(Option.isNone(yield* store.get(recent.id))).toBe(true)
+      expect(Option.isSome(yield* store.get(oldest.id))).toBe(true)
+      expect(Option.isSome(yield* store.get(busy.id))).toBe(true)
+      expect(Option.isSome(yield* store.get(fourth.id))).toBe(true)
+      expect((yield* store.all).length).toBe(3)
+      yield* Fiber.interrupt(stream)
+    }).pipe(Effect.provide(TestContext.TestContext)))
+
+  it.scopedLive("a session without notifications/initialized is closed after initializeTimeout (issue #20)", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({ name: "store", version: "1.0.0" })
+      const store = yield* Sessions.makeStore({
+        maxSessions: 10,
+        idleTimeout: Duration.infinity,
+        initializeTimeout: Duration.seconds(30),
+        replayBufferSize: 10,
+        server,
+        connection: {}
+      })
+      const handshake = (completed: boolean) =>
+        Effect.gen(function*() {
+          const core = yield* McpServer.makeSession
+          yield* McpServer.dispatch(
+            server,
+            JsonRpc.request(1, "initialize", {
+              protocolVersion: "2025-11-25",
+              capabilities: {},
+              clientInfo: { name: "c", version: "1" }
+            }),
+            { session: core }
+          )
+          if (completed) {
+            yield* McpServer.dispatch(server, JsonRpc.notification("notifications/initialized"), { session: core })
+          }
+          return Option.getOrThrow(yield* store.create(core))
+        })
+      const stalled = yield* handshake(false)
+      const done = yield* handshake(true)
+      yield* TestClock.adjust("29 seconds")
+      expect(Option.isSome(yield* store.get(stalled.id))).toBe(true)
+      yield* TestClock.adjust("2 seconds")
+      expect(Option.isNone(yield* store.get(stalled.id))).toBe(true)
+      expect(Option.isSome(yield* store.get(done.id))).toBe(true)
     }).pipe(Effect.provide(TestContext.TestContext)))
 
   it.scopedLive("idle sessions are closed after the timeout (not while a stream is open)", () =>

@@ -9,6 +9,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 import type * as Resource from "../../Resource.js"
+import { quote } from "../quote.js"
 import { fail, type Failure } from "./failure.js"
 import { liftIn } from "./requestContext.js"
 import type * as Defs from "./snapshot.js"
@@ -39,17 +40,22 @@ export const complete = (
     if (ref.type === "ref/prompt") {
       const prompt = snapshot.promptsByName.get(ref.name)
       if (prompt === undefined) {
-        return yield* fail(McpError.invalidParams(`Unknown prompt: ${ref.name}`, { name: ref.name }))
+        return yield* fail(McpError.invalidParams(`Unknown prompt: ${quote(ref.name)}`, { name: quote(ref.name) }))
       }
       completers = prompt.def.complete
     } else {
       const template = snapshot.templatesByUriTemplate.get(ref.uri)
       if (template === undefined && !snapshot.resourcesByUri.has(ref.uri)) {
-        return yield* fail(McpError.invalidParams(`Unknown resource or template: ${ref.uri}`, { uri: ref.uri }))
+        return yield* fail(
+          McpError.invalidParams(`Unknown resource or template: ${quote(ref.uri)}`, { uri: quote(ref.uri) })
+        )
       }
       completers = template?.def.complete
     }
-    const fn = completers?.[argument.name]
+    // An own property only: `constructor` or `toString` as an argument name is just unknown.
+    const fn = completers !== undefined && Object.hasOwn(completers, argument.name)
+      ? completers[argument.name]
+      : undefined
     if (fn === undefined) return { completion: { values: [] } }
     const out = yield* liftIn(ctx, () => fn(argument.value, context?.arguments ?? {}, ctx)).pipe(
       Effect.catchTag("McpError", (e) => fail(e))

@@ -16,6 +16,7 @@ import * as Telemetry from "../telemetry.js"
 import * as HeaderRules from "./headerAgreement.js"
 import * as Defs from "./snapshot.js"
 
+import { quote } from "../quote.js"
 import { fail, Failure, invalidParamsFrom } from "./failure.js"
 import { capabilities } from "./make.js"
 import type { DispatchOptions, Headers, Reply, Server, Session } from "./model.js"
@@ -95,7 +96,7 @@ const modernEra = (server: Server, meta: JsonRpc.JsonObject | undefined): Era | 
   const level = meta[McpSchema.MetaKey.logLevel]
   if (level !== undefined && !McpSchema.LOGGING_LEVELS.some((l) => l === level)) {
     return new Failure(
-      McpError.invalidParams(`Invalid _meta field ${McpSchema.MetaKey.logLevel}: ${String(level)}`),
+      McpError.invalidParams(`Invalid _meta field ${McpSchema.MetaKey.logLevel}: ${quote(String(level))}`),
       400
     )
   }

@@ -6,6 +6,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as JsonRpc from "../../JsonRpc.js"
+import { MAX_QUOTE, quote } from "../quote.js"
 
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
@@ -41,7 +42,21 @@ export const statusOf = (error: McpError): number => {
   }
 }
 
+/** Issues of a params decode failure that `data.issues` lists at most. */
+const MAX_ISSUES = 10
+
+/**
+ * -32602 from a params decode failure. Schema's messages quote the offending value, so the message,
+ * each issue's message and each path segment are quoted only up to a bound, and at most 10 issues
+ * are listed: the reply stays small whatever the request carried (issue #20, "Amplification").
+ */
 export const invalidParamsFrom = (e: ParseResult.ParseError): McpError =>
-  McpError.invalidParams(`Invalid params: ${ParseResult.TreeFormatter.formatErrorSync(e).split("\n").join(" ")}`, {
-    issues: ParseResult.ArrayFormatter.formatErrorSync(e).map((i) => ({ path: i.path.map(String), message: i.message }))
-  })
+  McpError.invalidParams(
+    `Invalid params: ${quote(ParseResult.TreeFormatter.formatErrorSync(e).split("\n").join(" "), 2 * MAX_QUOTE)}`,
+    {
+      issues: ParseResult.ArrayFormatter.formatErrorSync(e).slice(0, MAX_ISSUES).map((i) => ({
+        path: i.path.slice(0, 16).map((p) => quote(String(p), 64)),
+        message: quote(i.message)
+      }))
+    }
+  )

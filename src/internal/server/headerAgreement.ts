@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Task from "../../Task.js"
+import { quote } from "../quote.js"
 
 /** Header names, as the spec spells them. */
 export const Header = {
@@ -102,11 +103,20 @@ export const headerParams = (
 export const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
   let cur = args
   for (const k of path) {
-    if (!JsonRpc.isObject(cur)) return undefined
+    if (!JsonRpc.isObject(cur) || !Object.hasOwn(cur, k)) return undefined
     cur = cur[k]
   }
   return cur
 }
+
+/**
+ * A number in an `Mcp-Param-*` header: an integer is sent "as decimal" (MCP 2026-07-28, Transports,
+ * "Streamable HTTP", custom headers from tool parameters) and compared numerically, so `42.0`
+ * equals `42`. The grammar is JSON's number without an exponent: an optional `-`, no leading
+ * zeros, an optional fraction. `Number()` alone would also take `0x2a`, `0b101010`, `4.2e1`, `+42`,
+ * `42.` or `.5`, forms the spec does not produce.
+ */
+const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/
 
 /**
  * Checks a modern request's headers against its body. Returns the -32020 error, or none.
@@ -131,12 +141,16 @@ export const check = (
   const version = getHeader(headers, Header.protocolVersion)
   if (version === undefined) return mismatch(`${Header.protocolVersion} header is required`)
   if (version !== bodyVersion) {
-    return mismatch(`${Header.protocolVersion} header value '${version}' does not match body value '${bodyVersion}'`)
+    return mismatch(
+      `${Header.protocolVersion} header value '${quote(version)}' does not match body value '${quote(bodyVersion)}'`
+    )
   }
   const methodHeader = getHeader(headers, Header.method)
   if (methodHeader === undefined) return mismatch(`${Header.method} header is required`)
   if (methodHeader !== method) {
-    return mismatch(`${Header.method} header value '${methodHeader}' does not match body value '${method}'`)
+    return mismatch(
+      `${Header.method} header value '${quote(methodHeader)}' does not match body value '${quote(method)}'`
+    )
   }
   const bodyName = nameOf(method, params)
   if (bodyName !== undefined) {
@@ -145,7 +159,9 @@ export const check = (
     const decoded = decodeHeaderValue(raw)
     if (Option.isNone(decoded)) return mismatch(`${Header.name} header value is not valid base64 UTF-8`)
     if (decoded.value !== bodyName) {
-      return mismatch(`${Header.name} header value '${decoded.value}' does not match body value '${bodyName}'`)
+      return mismatch(
+        `${Header.name} header value '${quote(decoded.value)}' does not match body value '${quote(bodyName)}'`
+      )
     }
   }
   if (method === McpSchema.Method.toolsCall && inputSchema !== undefined) {
@@ -157,12 +173,12 @@ export const check = (
       const decoded = decodeHeaderValue(raw)
       if (Option.isNone(decoded)) return mismatch(`${Header.paramPrefix}${p.header} header value is malformed`)
       const same = typeof value === "number"
-        ? Number(decoded.value) === value && decoded.value.trim() !== ""
+        ? DECIMAL.test(decoded.value) && Number(decoded.value) === value
         : String(value) === decoded.value
       if (!same) {
         return mismatch(
-          `${Header.paramPrefix}${p.header} header value '${decoded.value}' does not match body value '${
-            String(value)
+          `${Header.paramPrefix}${p.header} header value '${quote(decoded.value)}' does not match body value '${
+            quote(String(value))
           }'`
         )
       }

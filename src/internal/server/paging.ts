@@ -7,6 +7,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
+import { quote } from "../quote.js"
 import { Failure } from "./failure.js"
 import type { Server } from "./model.js"
 import type * as Defs from "./snapshot.js"
@@ -54,7 +55,7 @@ export const page = <A, B>(
       Option.isNone(decoded) || decoded.value.k !== key || decoded.value.r !== snapshot.revision ||
       decoded.value.o > items.length
     ) {
-      return Either.left(new Failure(McpError.invalidParams("Invalid cursor", { cursor })))
+      return Either.left(new Failure(McpError.invalidParams("Invalid cursor", { cursor: quote(cursor) })))
     }
     offset = decoded.value.o
   }

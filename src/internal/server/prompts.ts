@@ -11,6 +11,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as Prompt from "../../Prompt.js"
 import { type RequestContextShape } from "../../RequestContext.js"
+import { quote } from "../quote.js"
 import { fail, type Failure } from "./failure.js"
 import type { Server } from "./model.js"
 import { nextCursor, page } from "./paging.js"
@@ -49,11 +50,11 @@ export const getPrompt = (
   Effect.gen(function*() {
     const prompt = snapshot.promptsByName.get(params.name)
     if (prompt === undefined) {
-      return yield* fail(McpError.invalidParams(`Unknown prompt: ${params.name}`, { name: params.name }))
+      return yield* fail(McpError.invalidParams(`Unknown prompt: ${quote(params.name)}`, { name: quote(params.name) }))
     }
     const args = params.arguments ?? {}
     for (const a of prompt.def.arguments ?? []) {
-      if (a.required === true && args[a.name] === undefined) {
+      if (a.required === true && (!Object.hasOwn(args, a.name) || args[a.name] === undefined)) {
         return yield* fail(McpError.invalidParams(`Missing required argument: ${a.name}`, { argument: a.name }))
       }
     }

@@ -16,6 +16,7 @@ import { type RequestContextShape } from "../../RequestContext.js"
 import type * as Resource from "../../Resource.js"
 import type * as SkillApi from "../../Skill.js"
 import * as UriTemplate from "../../UriTemplate.js"
+import { quote } from "../quote.js"
 import * as Skill from "../skill/build.js"
 import { fail, Failure } from "./failure.js"
 import type { Server } from "./model.js"
@@ -139,7 +140,7 @@ export const getSkill = (
 ): Either.Either<SkillApi.GetSkillResult, Failure> => {
   const found = snapshot.skills.find((s) => s.skill.uri === uri)
   return found === undefined
-    ? Either.left(new Failure(McpError.invalidParams(`No skill is served at ${uri}`, { uri })))
+    ? Either.left(new Failure(McpError.invalidParams(`No skill is served at ${quote(uri)}`, { uri: quote(uri) })))
     : Either.right({ skill: found.entry })
 }
 
@@ -158,5 +159,7 @@ export const readDirectory = (
       )
     }
   }
-  return Either.left(new Failure(McpError.invalidParams(`${uri} is not a directory resource`, { uri })))
+  return Either.left(
+    new Failure(McpError.invalidParams(`${quote(uri)} is not a directory resource`, { uri: quote(uri) }))
+  )
 }

@@ -21,6 +21,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import type * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 import * as Task from "../../Task.js"
+import { quote } from "../quote.js"
 import { fail, type Failure } from "./failure.js"
 import { liftIn } from "./requestContext.js"
 
@@ -313,7 +314,8 @@ export const UpdateParams = Schema.Struct({
   inputResponses: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
-const notFound = (taskId: string) => fail(McpError.invalidParams("Failed to retrieve task: Task not found", { taskId }))
+const notFound = (taskId: string) =>
+  fail(McpError.invalidParams("Failed to retrieve task: Task not found", { taskId: quote(taskId) }))
 
 /** The caller's live task, or -32602 (unknown, expired, or another caller's). */
 const lookup = (runtime: Runtime, taskId: string, ctx: RequestContextShape) =>

@@ -17,6 +17,7 @@ import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
 import type * as Task from "../../Task.js"
 import type * as Tool from "../../Tool.js"
+import { quote } from "../quote.js"
 import { fail, Failure } from "./failure.js"
 import type { Server } from "./model.js"
 import { nextCursor, page } from "./paging.js"
@@ -76,7 +77,7 @@ export const callTool = (
   const name = params.name
   const rawArgs = params.arguments
   const tool = found !== undefined && found.def.name === name ? found : snapshot.toolsByName.get(name)
-  if (tool === undefined) return fail(McpError.invalidParams(`Unknown tool: ${name}`, { name }))
+  if (tool === undefined) return fail(McpError.invalidParams(`Unknown tool: ${quote(name)}`, { name: quote(name) }))
   if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {
     return fail(McpError.invalidParams("Invalid params: arguments must be an object"))
   }
@@ -175,8 +176,22 @@ export const legacyTool = (tool: McpSchema.Tool): McpSchema.Tool => {
   return rest
 }
 
+/** An identifier of at most 64 characters: what a defect's `name` may show on the wire. */
+const ERROR_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/
+
+/**
+ * A defect's class name for the wire. `name` is a plain property a custom error class may fill
+ * with anything (a user id, a path); only an identifier of at most 64 characters goes out, anything
+ * else reads `Error` (issue #20, "Defect names").
+ */
+const defectName = (defect: unknown): string => {
+  if (!(defect instanceof Error)) return "Error"
+  const name: unknown = defect.name
+  return typeof name === "string" && ERROR_NAME.test(name) ? name : "Error"
+}
+
 const describeDefect = (defect: unknown, expose: boolean): string => {
-  const name = defect instanceof Error ? defect.name : "Error"
+  const name = defectName(defect)
   if (!expose) return name
   const message = defect instanceof Error ? defect.message : String(defect)
   return message.length > 0 ? `${name}: ${message}` : name

@@ -531,7 +531,15 @@ export const verifySkillMd: (
   const text = typeof content === "string" ? Option.some(content) : files_.decodeUtf8(content)
   if (Option.isNone(text)) return yield* unverified("frontmatter", entry.uri, `${entry.uri} is not UTF-8 text`)
   const yaml = yield* loadYaml
-  const parsed = frontmatter_.split(text.value).pipe(Either.flatMap((split) => yaml.parseLenient(split.yaml)))
+  // The server is not trusted: front matter larger than the bound is refused before YAML parsing.
+  const parsed = frontmatter_.split(text.value).pipe(
+    Either.filterOrLeft(
+      (split) => split.yaml.length <= frontmatter_.MAX_CLIENT_FRONTMATTER,
+      (split) =>
+        `front matter of ${split.yaml.length} characters exceeds the client's limit of ${frontmatter_.MAX_CLIENT_FRONTMATTER}`
+    ),
+    Either.flatMap((split) => yaml.parseLenient(split.yaml))
+  )
   if (Either.isLeft(parsed)) {
     return yield* unverified("frontmatter", entry.uri, `${entry.uri}: ${parsed.left}`)
   }

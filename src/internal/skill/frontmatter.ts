@@ -19,6 +19,14 @@ export interface Split {
   readonly body: string
 }
 
+/**
+ * The longest front matter (characters between the `---` lines) a client parses in a `SKILL.md` a
+ * server sent: 64 KiB. The Agent Skills fields fit in a few KiB (`description` ≤ 1,024 characters).
+ *
+ * @internal
+ */
+export const MAX_CLIENT_FRONTMATTER = 65_536
+
 const OPEN = /^\uFEFF?---[ \t]*\r?\n/
 const CLOSE = /^---[ \t]*\r?$/
 

@@ -111,7 +111,9 @@ export const parseStrict = (yaml: string): Either.Either<Record<string, unknown>
     const refused = type === null ? undefined : REFUSED_TOKENS[type]
     if (refused !== undefined) return Either.left(refused)
   }
-  const doc = Yaml.parseDocument(yaml, { schema: "failsafe", uniqueKeys: true, strict: true, version: "1.2" })
+  // `uniqueKeys` is left to `strictMap` (a Set-like own-key check): the `yaml` package compares
+  // each key with every earlier one, quadratic in the number of keys.
+  const doc = Yaml.parseDocument(yaml, { schema: "failsafe", uniqueKeys: false, strict: true, version: "1.2" })
   const problem = doc.errors[0] ?? doc.warnings[0]
   if (problem !== undefined) return Either.left(firstLine(problem.message))
   const contents: unknown = doc.contents
@@ -121,17 +123,40 @@ export const parseStrict = (yaml: string): Either.Either<Record<string, unknown>
   return isRecord(result.right) ? Either.right(result.right) : Either.left("front matter must be a mapping")
 }
 
+/** The first key that occurs twice in one mapping of `doc` (keys compared by their source text). */
+const firstDuplicateKey = (doc: Yaml.Document): string | undefined => {
+  let found: string | undefined
+  Yaml.visit(doc, {
+    Map: (_, map) => {
+      const seen = new Set<string>()
+      for (const pair of map.items) {
+        const key = Yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key)
+        if (seen.has(key)) {
+          found = key
+          return Yaml.visit.BREAK
+        }
+        seen.add(key)
+      }
+      return undefined
+    }
+  })
+  return found
+}
+
 /**
  * Parses front matter YAML leniently: the YAML 1.2 core schema (JSON-compatible, no timestamp or
  * `Date` coercion, no merge keys), every construct allowed, aliases bounded. The top level must be
- * a mapping.
+ * a mapping. Duplicate keys in a mapping are refused (checked here with a Set per mapping: the
+ * `yaml` package's own `uniqueKeys` check is quadratic in the number of keys).
  *
  * @internal
  */
 export const parseLenient = (yaml: string): Either.Either<Record<string, unknown>, string> => {
-  const doc = Yaml.parseDocument(yaml, { schema: "core", merge: false, uniqueKeys: true })
+  const doc = Yaml.parseDocument(yaml, { schema: "core", merge: false, uniqueKeys: false })
   const problem = doc.errors[0]
   if (problem !== undefined) return Either.left(firstLine(problem.message))
+  const duplicate = firstDuplicateKey(doc)
+  if (duplicate !== undefined) return Either.left(`Map keys must be unique: ${JSON.stringify(duplicate)}`)
   return Either.try({
     try: (): unknown => doc.toJS({ maxAliasCount: 100 }),
     catch: (e) => e instanceof Error ? e.message : String(e)

@@ -16,6 +16,7 @@ import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../../JsonRpc.js"
 import * as McpSchema from "../../../McpSchema.js"
 import type { AuthInfo } from "../../../RequestContext.js"
+import { quote } from "../../quote.js"
 import * as Connection from "../../server/connection.js"
 import * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
@@ -48,11 +49,13 @@ export const post = (
     const declared = headers["content-length"]
     if (declared !== undefined && Number(declared) > maxBodyBytes) return tooLarge()
     // A declared length within the limit is read in one piece (the HTTP parser delivers that
-    // many bytes; checked again below); a chunked body is counted as it streams in.
+    // many bytes; checked again below); a chunked body is counted as it streams in. One over the
+    // limit is read to its end and dropped (up to the limit once more), so the client finishes
+    // its upload and reads the 413 instead of a reset; a longer one is cut off at twice the limit.
     const bytes = yield* Effect.either(
       declared !== undefined && /^\d+$/.test(declared)
         ? Effect.map(request.arrayBuffer, (b) => new Uint8Array(b))
-        : Http.readBounded(request.stream, maxBodyBytes)
+        : Http.readBounded(request.stream, maxBodyBytes, maxBodyBytes)
     )
     if (bytes._tag === "Left") {
       return bytes.left._tag === "BodyTooLarge" ? tooLarge() : refuse(400, "Bad Request: the body could not be read")
@@ -111,7 +114,9 @@ const accepted = (
           JsonRpc.failure(
             undefined,
             McpError.headerMismatch(
-              `Header mismatch: ${HeaderRules.Header.method} header value '${methodHeader}' does not match body value '${notification.method}'`
+              `Header mismatch: ${HeaderRules.Header.method} header value '${
+                quote(methodHeader)
+              }' does not match body value '${quote(notification.method)}'`
             )
           )
         )

@@ -33,6 +33,7 @@ export const DEFAULT_PATH = "/mcp" as const
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 export const DEFAULT_MAX_SESSIONS = 10_000
 export const DEFAULT_IDLE_TIMEOUT: Duration.DurationInput = "30 minutes"
+export const DEFAULT_INITIALIZE_TIMEOUT: Duration.DurationInput = "30 seconds"
 export const DEFAULT_REPLAY_BUFFER = 100
 export const DEFAULT_KEEP_ALIVE: Duration.DurationInput = "15 seconds"
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration.DurationInput = ClientRequests.DEFAULT_TIMEOUT
@@ -57,6 +58,7 @@ export const makeHandler = (
       server,
       maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
       idleTimeout: Duration.decode(options.sessionIdleTimeout ?? DEFAULT_IDLE_TIMEOUT),
+      initializeTimeout: Duration.decode(options.sessionInitializeTimeout ?? DEFAULT_INITIALIZE_TIMEOUT),
       replayBufferSize: Math.max(0, options.replayBufferSize ?? DEFAULT_REPLAY_BUFFER),
       connection: {
         duplicateIds: "reject",

@@ -60,6 +60,8 @@ export interface StoreOptions {
   readonly server: Server.Server
   readonly maxSessions: number
   readonly idleTimeout: Duration.Duration
+  /** A session whose client has not sent `notifications/initialized` this long after `initialize` is closed. */
+  readonly initializeTimeout?: Duration.Duration | undefined
   readonly replayBufferSize: number
   /** Options of each session's connection (its `session` is the session's own). */
   readonly connection: Omit<Connection.Options, "session">
@@ -67,7 +69,11 @@ export interface StoreOptions {
 
 /** The store: sessions in a `Ref<HashMap>` owned by the scope that made it. */
 export interface SessionStore {
-  /** Registers a session for an answered `initialize`; `None` when `maxSessions` is reached. */
+  /**
+   * Registers a session for an answered `initialize`. At `maxSessions` the least recently active
+   * idle session (no open GET stream, nothing in flight) is closed to make room; `None` when every
+   * session is busy.
+   */
   readonly create: (core: Server.Session) => Effect.Effect<Option.Option<HttpSession>>
   /** Looks a session up and marks it active. */
   readonly get: (id: string) => Effect.Effect<Option.Option<HttpSession>>
@@ -108,9 +114,29 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
       Effect.flatMap(Ref.get(sessions), (m) => Effect.forEach(HashMap.keys(m), close, { discard: true }))
     )
 
+    /** Is the session doing nothing: no open GET stream and nothing in flight? */
+    const isIdle = (s: HttpSession): Effect.Effect<boolean> =>
+      Effect.map(Ref.get(s.openStreams), (streams) => streams === 0 && s.connection.inFlight() === 0)
+
+    /** Closes the least recently active idle session; `false` when every session is busy. */
+    const evictOne: Effect.Effect<boolean> = Effect.gen(function*() {
+      let oldest: { readonly id: string; readonly at: number } | undefined
+      for (const s of HashMap.values(yield* Ref.get(sessions))) {
+        if (!(yield* isIdle(s))) continue
+        const at = yield* Ref.get(s.lastActivityMillis)
+        if (oldest === undefined || at < oldest.at) oldest = { id: s.id, at }
+      }
+      if (oldest === undefined) return false
+      yield* close(oldest.id)
+      yield* Effect.logDebug(`Streamable HTTP: session ${oldest.id} closed to make room (maxSessions reached)`)
+      return true
+    })
+
     const create = (core: Server.Session): Effect.Effect<Option.Option<HttpSession>> =>
       createLock.withPermits(1)(Effect.gen(function*() {
-        if (HashMap.size(yield* Ref.get(sessions)) >= options.maxSessions) return Option.none()
+        if (HashMap.size(yield* Ref.get(sessions)) >= options.maxSessions && !(yield* evictOne)) {
+          return Option.none()
+        }
         const scope = yield* Scope.fork(storeScope, ExecutionStrategy.sequential)
         const connection = yield* Connection.make(options.server, { ...options.connection, session: core }).pipe(
           Scope.extend(scope)
@@ -134,6 +160,26 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         yield* Ref.update(sessions, (m) => HashMap.set(m, session.id, session))
         const feed = yield* connection.sessionNotifications.pipe(Scope.extend(scope))
         yield* Effect.forkIn(Stream.runForEach(feed, (m) => publish(session, m)), scope)
+        const initializeTimeout = options.initializeTimeout
+        if (initializeTimeout !== undefined && Duration.isFinite(initializeTimeout)) {
+          // A client that never completes the handshake holds a slot only this long.
+          yield* Effect.forkIn(
+            Effect.sleep(initializeTimeout).pipe(
+              Effect.zipRight(Ref.get(core.state)),
+              Effect.flatMap((state) =>
+                state !== undefined && state.initialized ? Effect.void : Effect.zipRight(
+                  close(session.id),
+                  Effect.logDebug(
+                    `Streamable HTTP: session ${session.id} closed: no notifications/initialized within ${
+                      Duration.format(initializeTimeout)
+                    }`
+                  )
+                )
+              )
+            ),
+            storeScope
+          )
+        }
         return Option.some(session)
       }))
 
@@ -195,7 +241,7 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         for (const s of HashMap.values(yield* Ref.get(sessions))) {
           const idle = now - (yield* Ref.get(s.lastActivityMillis)) >= timeoutMillis
           if (!idle) continue
-          if ((yield* Ref.get(s.openStreams)) > 0 || s.connection.inFlight() > 0) continue
+          if (!(yield* isIdle(s))) continue
           yield* close(s.id)
           yield* Effect.logDebug(
             `Streamable HTTP: session ${s.id} closed after ${Duration.format(options.idleTimeout)} idle`

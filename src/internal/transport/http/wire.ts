@@ -158,31 +158,40 @@ export const ssePing = ": ping\n\n"
 /** A body was longer than the limit. */
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limitBytes: number }> {}
 
-/** Collects a byte stream, failing with `BodyTooLarge` as soon as it exceeds `maxBytes`. */
+/**
+ * Collects a byte stream, failing with `BodyTooLarge` when it exceeds `maxBytes`. With
+ * `discardBytes`, the bytes past the limit are read and dropped until the stream ends, and the
+ * failure comes then, unless the stream goes on past `maxBytes + discardBytes` (failure at once).
+ * Reading a too-large request body to its end lets the client finish its upload and read the
+ * `413` (stopping early makes the platform destroy the request, which the client sees as a reset).
+ */
 export const readBounded = <E>(
   stream: Stream.Stream<Uint8Array, E>,
-  maxBytes: number
+  maxBytes: number,
+  discardBytes = 0
 ): Effect.Effect<Uint8Array, E | BodyTooLarge> =>
-  Effect.map(
+  Effect.flatMap(
     Stream.runFoldEffect(
       stream,
       { chunks: Chunk.empty<Uint8Array>(), size: 0 },
       (acc, chunk) => {
         const size = acc.size + chunk.byteLength
-        return size > maxBytes
+        if (size <= maxBytes) return Effect.succeed({ chunks: Chunk.append(acc.chunks, chunk), size })
+        return size > maxBytes + discardBytes
           ? Effect.fail(new BodyTooLarge({ limitBytes: maxBytes }))
-          : Effect.succeed({ chunks: Chunk.append(acc.chunks, chunk), size })
+          : Effect.succeed({ chunks: Chunk.empty<Uint8Array>(), size })
       }
     ),
-    ({ chunks, size }) => {
-      const out = new Uint8Array(size)
-      let offset = 0
-      for (const c of chunks) {
-        out.set(c, offset)
-        offset += c.byteLength
-      }
-      return out
-    }
+    ({ chunks, size }) =>
+      size > maxBytes ? Effect.fail(new BodyTooLarge({ limitBytes: maxBytes })) : Effect.sync(() => {
+        const out = new Uint8Array(size)
+        let offset = 0
+        for (const c of chunks) {
+          out.set(c, offset)
+          offset += c.byteLength
+        }
+        return out
+      })
   )
 
 /** Strict UTF-8 decoding: `None` for invalid byte sequences. */

@@ -18,6 +18,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Json from "../../json.js"
 
 /** One frame: a line of text (terminator and a trailing `\r` removed), or a dropped long line. */
 export type Frame =
@@ -27,7 +28,7 @@ export type Frame =
 /** Parses one line's JSON; `Option.none()` when the text is not JSON. */
 export const parseJson = (text: string): Option.Option<unknown> => {
   try {
-    return Option.some<unknown>(JSON.parse(text))
+    return Option.some<unknown>(Json.parseJson(text))
   } catch {
     return Option.none()
   }
