@@ -12,7 +12,7 @@
  * and `rpc.response.status_code`). The client writes its span's `traceparent` (and the current
  * {@link TraceContext}'s `tracestate` / `baggage`) into `params._meta`; the server continues the
  * caller's trace from it, so a proxy keeps one trace from its caller to its backends. Spans go to
- * whatever `Tracer` the app provides (`@effect/opentelemetry` exports them; see `examples/otel.ts`).
+ * whatever `Tracer` the app provides (`@effect/opentelemetry` exports them; see `examples/tracing.ts`).
  *
  * The durations are Effect `Metric` histograms in seconds with the conventions' bucket
  * boundaries; the app's metric exporter reads them from Effect's registry.

@@ -10,12 +10,15 @@
  *   every message both ways); SDK = its `Client` over `InMemoryTransport` (objects passed by
  *   reference, no serialisation).
  */
+import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport as InMemoryV1 } from "@modelcontextprotocol/sdk/inMemory.js"
 import { InMemoryTransport as InMemoryV2 } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
+import { BatchSpanProcessor, InMemorySpanExporter } from "@opentelemetry/sdk-trace-base"
 import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import { McpClient, McpServer } from "presa-mcp"
 import * as InProcess from "presa-mcp/transport/InProcess"
@@ -90,6 +93,40 @@ const oursServerOnly: Contender<Throughput> = {
         return Option.isSome(r) && isEcho(r.value.result)
       }
     )
+  }
+}
+
+/**
+ * The same with an exporting tracer (issue 23): the OpenTelemetry SDK through
+ * `@effect/opentelemetry`'s `NodeSdk.layer`, a batching span processor and an in-memory exporter
+ * (emptied after every round), so every request's SERVER span is created, ended and exported.
+ */
+const oursServerOnlyTraced: Contender<Throughput> = {
+  name: "ours+tracer",
+  open: async () => {
+    const exporter = new InMemorySpanExporter()
+    const runtime = ManagedRuntime.make(NodeSdk.layer(() => ({
+      resource: { serviceName: "presa-bench" },
+      spanProcessor: new BatchSpanProcessor(exporter, { maxQueueSize: 65_536, maxExportBatchSize: 4_096 })
+    })))
+    const { server, session } = await runtime.runPromise(
+      Effect.all({ server: makeServer(), session: McpServer.makeSession })
+    )
+    let id = 0
+    const call = Effect.suspend(() => McpServer.handleMessage(server, modernCall(++id), { session }))
+    const first = await runtime.runPromise(call)
+    if (!(Option.isSome(first) && isEcho((first.value as { readonly result?: unknown }).result))) {
+      throw new Error(`ours+tracer: unexpected result ${JSON.stringify(first)}`)
+    }
+    await runtime.runPromise(effectBounded(call, 1, WARMUP))
+    return {
+      measure: async () => {
+        const r = await runtime.runPromise(effectBounded(call, 1, ROUND))
+        exporter.reset()
+        return r
+      },
+      close: () => runtime.dispose()
+    }
   }
 }
 
@@ -211,7 +248,7 @@ const describe = (t: Throughput): string => t.perSecond.toFixed(0)
 export const run = async (): Promise<Array<Row>> => {
   const serverOnly = await interleave(
     "core server-only",
-    [oursServerOnly, v2ServerOnly, v1ServerOnly],
+    [oursServerOnly, oursServerOnlyTraced, v2ServerOnly, v1ServerOnly],
     ROUNDS,
     describe
   )
@@ -248,6 +285,16 @@ export const run = async (): Promise<Array<Row>> => {
       "sdk-v2",
       "ours: McpServer.handleMessage, 2026-07-28; v2: serveStdio({transport: InMemoryTransport}), raw requests"
     ),
+    row({
+      ...base,
+      figure: "server only, exporting tracer on (OTel SDK, batching, in-memory exporter)",
+      ours: best(roundsOf(serverOnly, "ours+tracer"), perSecond, "higher"),
+      official: best(roundsOf(serverOnly, "sdk-v2"), perSecond, "higher"),
+      officialName: "sdk-v2",
+      note: "ours+tracer: handleMessage under NodeSdk.layer (a SERVER span per request, exported); v2: no tracer",
+      oursRounds: roundsOf(serverOnly, "ours+tracer").map(perSecond),
+      officialRounds: roundsOf(serverOnly, "sdk-v2").map(perSecond)
+    }),
     pair(
       serverOnly,
       "server only: tools/call round trips, sequential",

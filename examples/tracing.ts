@@ -2,8 +2,8 @@
  * Traces and metrics by the OpenTelemetry MCP semantic conventions, exported with
  * `@effect/opentelemetry`.
  *
- *   npx tsx examples/otel.ts                                               (console exporters)
- *   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npx tsx examples/otel.ts   (OTLP over HTTP)
+ *   npx tsx examples/tracing.ts                                               (console exporters)
+ *   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npx tsx examples/tracing.ts   (OTLP over HTTP)
  *
  * It serves a proxy in front of the reference library (in process) over Streamable HTTP on
  * 127.0.0.1 (a free port), connects a client to it and calls `library_add` inside a span of its
