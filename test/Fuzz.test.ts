@@ -16,6 +16,8 @@ import * as Option from "effect/Option"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import fc from "fast-check"
+import * as V8 from "node:v8"
+import * as Vm from "node:vm"
 import { JsonRpc, McpServer } from "presa-mcp"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
@@ -209,6 +211,38 @@ describe(`fuzz (seed ${SEED})`, () => {
         )
       }),
     60_000
+  )
+
+  it.live(
+    "core: memory stays bounded while the same adversarial traffic is replayed on one session",
+    () =>
+      Effect.gen(function*() {
+        // a full collection before each reading (V8's gc, exposed for this test only)
+        V8.setFlagsFromString("--expose-gc")
+        const gc: unknown = Vm.runInNewContext("gc")
+        if (typeof gc !== "function") return assert.fail("no gc function")
+        const heapAfterGc = () => {
+          gc()
+          gc()
+          return process.memoryUsage().heapUsed
+        }
+        const server = yield* makeLibrary
+        const session = yield* McpServer.makeSession
+        const batches = fc.sample(messages, { seed: SEED, numRuns: 150 }).map((ms) => ms.map((m) => JSON.stringify(m)))
+        const round = Effect.forEach(
+          batches,
+          (wires) => Effect.forEach(wires, (wire) => McpServer.dispatch(server, JSON.parse(wire), { session })),
+          { discard: true }
+        )
+        yield* round
+        yield* round
+        const before = heapAfterGc()
+        for (let i = 0; i < 8; i++) yield* round
+        const growth = heapAfterGc() - before
+        // eight more rounds of the same traffic keep (well) under 8 MiB: nothing accumulates per message
+        assert.isBelow(growth, 8 * 1024 * 1024, `heap grew by ${(growth / 1024 / 1024).toFixed(1)} MiB`)
+      }),
+    120_000
   )
 
   it.live(
