@@ -151,7 +151,7 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
         })]
       }).pipe(Effect.withSpan("startup"), Effect.provideService(Db, { get: (key: string) => `db:${key}` }))
       const conn = yield* connect(server, rev)
-      assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "span" })), "db:tools/call")
+      assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "span" })), "db:tools/call span") // the span is named `{mcp.method.name} {target}`
     }))
 
   it.effect("a tool added live sees the add call's environment and the middleware's services", () =>
