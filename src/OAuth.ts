@@ -307,6 +307,22 @@ export interface Provider {
 }
 
 /**
+ * A Web Crypto private key for `private_key_jwt` client authentication (RFC 7523 §2.2): a
+ * `CryptoKey`, e.g. from `crypto.subtle.importKey` or jose's `importPKCS8`. Declared by its shape
+ * so that the package's declarations compile without the DOM library; a value that is not a
+ * `CryptoKey` at run time is not used (the client authenticates without it).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PrivateKey {
+  readonly type: string
+  readonly extractable: boolean
+  readonly algorithm: { readonly name: string }
+  readonly usages: ReadonlyArray<string>
+}
+
+/**
  * Options of {@link make}. All optional:
  * - `interaction`: the user step of the authorization code grant; without it a server that needs
  *   a user fails with `"Interaction"`;
@@ -333,7 +349,7 @@ export interface Options {
   readonly grant?: "authorization_code" | "client_credentials" | undefined
   readonly clientMetadataUrl?: string | undefined
   readonly client?: ClientInformation | undefined
-  readonly privateKey?: CryptoKey | undefined
+  readonly privateKey?: PrivateKey | undefined
   readonly clientName?: string | undefined
   readonly applicationType?: "native" | "web" | undefined
   readonly scopes?: ReadonlyArray<string> | undefined

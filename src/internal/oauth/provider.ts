@@ -13,7 +13,16 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as oauth from "oauth4webapi"
-import type { Challenge, ClientInformation, Credentials, Options, Provider, Tokens, TokenStore } from "../../OAuth.js"
+import type {
+  Challenge,
+  ClientInformation,
+  Credentials,
+  Options,
+  PrivateKey,
+  Provider,
+  Tokens,
+  TokenStore
+} from "../../OAuth.js"
 import * as Discovery from "./discovery.js"
 import { OAuthError } from "./error.js"
 
@@ -91,7 +100,7 @@ const toTokens = (now: number, r: oauth.TokenEndpointResponse, previous: Tokens 
 const clientAuth = (
   as: oauth.AuthorizationServer,
   client: ClientInformation,
-  privateKey: CryptoKey | undefined
+  privateKey: PrivateKey | undefined
 ): oauth.ClientAuth => {
   const supported = as.token_endpoint_auth_methods_supported ?? ["client_secret_basic"]
   const method = client.tokenEndpointAuthMethod ??
@@ -104,7 +113,7 @@ const clientAuth = (
       : "client_secret_post")
   switch (method) {
     case "private_key_jwt":
-      return privateKey === undefined ? oauth.None() : oauth.PrivateKeyJwt(privateKey)
+      return privateKey instanceof CryptoKey ? oauth.PrivateKeyJwt(privateKey) : oauth.None()
     case "client_secret_post":
       return oauth.ClientSecretPost(client.clientSecret ?? "")
     case "client_secret_basic":
