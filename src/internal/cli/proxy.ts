@@ -82,7 +82,7 @@ export const command = (exit: Ref.Ref<number>) =>
   }, (args) => serve(exit, args)).pipe(
     Command.withDescription(
       "Serves one MCP server in front of the servers a config file names, over stdio (default) or " +
-        "HTTP: tools, prompts and resources under each entry's prefix; a backend that fails or dies " +
+        "HTTP: tools and prompts under each entry's prefix, resources under their own URIs; a backend that fails or dies " +
         "is retried with backoff."
     )
   )
