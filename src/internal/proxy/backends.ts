@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
 import type * as McpClient from "../../McpClient.js"
+import type { ToolPolicy } from "../../McpProxy.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
 import {
@@ -33,21 +34,8 @@ import type * as ProxyInput from "./input.js"
 import { listSkills } from "./skills.js"
 import type { Interest } from "./updates.js"
 
-/** Which of a backend's tools are served, and under which names (before the prefix). */
-export interface ToolPolicy {
-  /** Only these tools (by the backend's names); default all. */
-  readonly include?: ReadonlyArray<string> | undefined
-  /** Not these tools (by the backend's names); default none. */
-  readonly exclude?: ReadonlyArray<string> | undefined
-  /** Served names by the backend's names (the prefix is added to the new name). */
-  readonly rename?: Readonly<Record<string, string>> | undefined
-}
-
-/** A backend: its prefix and a connected client. */
-export interface Backend extends ToolPolicy {
-  readonly prefix: string
-  readonly client: McpClient.McpClient
-}
+/** The backend and tool-policy shapes are the public ones (documented on `McpProxy`). */
+export type { Backend, ToolPolicy } from "../../McpProxy.js"
 
 /**
  * One backend's status and the items the proxy serves for it (by item id; none while down).
