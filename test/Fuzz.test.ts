@@ -22,9 +22,9 @@ import { JsonRpc, McpServer } from "presa-mcp"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 import { makeLibrary } from "../examples/library-definitions.js"
+import { MODERN, modernMeta } from "./support/Wire.js"
 
 const SEED = Number(process.env["FUZZ_SEED"] ?? "20")
-const MODERN = "2026-07-28"
 const PROTO = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]
 // `subscriptions/listen` is left out: it is answered only when the stream ends (tested elsewhere),
 // and `notifications/cancelled` too: it removes the answer of the request it names, by design.
@@ -85,10 +85,7 @@ const { value } = fc.letrec((tie) => ({
 }))
 const meta = fc.oneof(
   fc.constant(undefined),
-  fc.constant({
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {}
-  }),
+  fc.constant(modernMeta()),
   fc.dictionary(key, value, { maxKeys: 3 })
 )
 const params = fc.oneof(
@@ -198,10 +195,7 @@ describe(`fuzz (seed ${SEED})`, () => {
                   id: "alive",
                   method: "ping",
                   params: {
-                    _meta: {
-                      "io.modelcontextprotocol/protocolVersion": MODERN,
-                      "io.modelcontextprotocol/clientCapabilities": {}
-                    }
+                    _meta: modernMeta()
                   }
                 })
                 assert.isTrue(Option.isSome(ping))
@@ -388,10 +382,7 @@ describe(`fuzz (seed ${SEED})`, () => {
             id: 1,
             method: "server/discover",
             params: {
-              _meta: {
-                "io.modelcontextprotocol/protocolVersion": MODERN,
-                "io.modelcontextprotocol/clientCapabilities": {}
-              }
+              _meta: modernMeta()
             }
           }),
           { "mcp-method": "server/discover" }

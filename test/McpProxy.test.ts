@@ -26,11 +26,12 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Content, InProcess, Input, McpClient, McpServer, Prompt, Resource, Skill, Tool, Transport } from "presa-mcp"
+import { Content, InProcess, Input, McpClient, McpServer, Prompt, Resource, Skill, Tool } from "presa-mcp"
 import * as McpProxy from "../src/McpProxy.js"
 import type * as McpSchema from "../src/McpSchema.js"
 import * as Stdio from "../src/transport/Stdio.js"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
+import { mortal } from "./support/Mortal.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const SDK_V1_SERVER = Path.join(ROOT, "test", "fixtures", "sdk-v1-server.ts")
@@ -534,21 +535,6 @@ describe("McpProxy collisions and prefixes", () => {
 // ---------------------------------------------------------------------------------------------
 // dead backends
 // ---------------------------------------------------------------------------------------------
-
-/** A client whose calls and requests fail with a closed transport once `alive` is false. */
-const mortal = (real: McpClient.McpClient, alive: Ref.Ref<boolean>): McpClient.McpClient => {
-  const gone = new Transport.TransportError({ reason: "Closed", message: "the backend went away" })
-  const guarded = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | Transport.TransportError> =>
-    Effect.flatMap(
-      Ref.get(alive),
-      (ok): Effect.Effect<A, E | Transport.TransportError> => (ok ? effect : Effect.fail(gone))
-    )
-  return {
-    ...real,
-    request: (method, params, options) => guarded(real.request(method, params, options)),
-    callTool: (name, args, options) => guarded(real.callTool(name, args, options))
-  }
-}
 
 describe("McpProxy with a backend that dies", () => {
   it.live("a stdio backend closed mid-run: its entries go, calls to it fail with a JSON-RPC error, the rest serves", () =>

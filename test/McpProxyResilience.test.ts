@@ -28,6 +28,7 @@ import * as McpProxy from "../src/McpProxy.js"
 import type * as McpSchema from "../src/McpSchema.js"
 import * as Stdio from "../src/transport/Stdio.js"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
+import { mortal } from "./support/Mortal.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const FIXTURE = Path.join(ROOT, "test", "fixtures", "client-input-server.ts")
@@ -335,21 +336,6 @@ describe("McpProxy reconnects its backends", () => {
       assert.strictEqual(gone.code, -32602)
     }).pipe(Effect.scoped, bounded))
 })
-
-/** A client whose calls fail with `TransportError` "Closed" once `alive` is false. */
-const mortal = (real: McpClient.McpClient, alive: Ref.Ref<boolean>): McpClient.McpClient => {
-  const gone = new Transport.TransportError({ reason: "Closed", message: "the backend went away" })
-  const guarded = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | Transport.TransportError> =>
-    Effect.flatMap(
-      Ref.get(alive),
-      (ok): Effect.Effect<A, E | Transport.TransportError> => (ok ? effect : Effect.fail(gone))
-    )
-  return {
-    ...real,
-    request: (method, params, options) => guarded(real.request(method, params, options)),
-    callTool: (name, args, options) => guarded(real.callTool(name, args, options))
-  }
-}
 
 describe("McpProxy configuration files", () => {
   const invalid = (input: unknown) => {

@@ -11,8 +11,7 @@ import * as Ref from "effect/Ref"
 import * as Net from "node:net"
 import { McpServer, Tool } from "presa-mcp"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
-
-const MODERN = "2026-07-28"
+import { MODERN, modernMeta } from "../support/Wire.js"
 
 interface Conn {
   readonly socket: Net.Socket
@@ -76,10 +75,7 @@ describe("StreamableHttp.serve socket limits", () => {
         id: 1,
         method: "server/discover",
         params: {
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {}
-          }
+          _meta: modernMeta()
         }
       })
       conn.socket.write(
@@ -121,11 +117,7 @@ describe("StreamableHttp.serve socket limits", () => {
         params: {
           name: "flood",
           arguments: {},
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/logLevel": "debug"
-          }
+          _meta: modernMeta({ "io.modelcontextprotocol/logLevel": "debug" })
         }
       })
       conn.socket.write(
