@@ -8,6 +8,8 @@
 #   (b) `tsc --noEmit` of consumer.ts under NodeNext, bundler and node10 resolution (`strict`,
 #       `skipLibCheck: false`, `@types/node`, no DOM lib): no diagnostic in consumer.ts or in
 #       presa-mcp's declarations (scripts/tsc-consumer.mjs lists the peers' own DOM/ws ones);
+#       declaration.ts under NodeNext with `declaration: true`: its exported values have inferred
+#       types that mention the error classes, so they must be declared in public modules (TS2742);
 #   (c) require.cjs: `require("presa-mcp")` from CommonJS works (Node >= 20.19) or fails with
 #       ERR_REQUIRE_ESM (older Node), as the README says;
 #   (d) the tarball holds dist/ (JS, declarations, maps), src/, LICENSE, README, CHANGELOG and no
@@ -83,7 +85,7 @@ TARBALL="$WORK/$(node -p "try { require('$WORK/pack.json')[0].filename } catch {
 if [[ ! -f "$TARBALL" ]]; then
   for c in "exports map matches src/" publint attw "tarball contents" "consumer install" \
     "(a) node: stdio server + client" "(a) node: every entry point, internal/ refused" \
-    "(b) tsc NodeNext" "(b) tsc bundler" "(b) tsc node10" "(c) require from CommonJS" \
+    "(b) tsc NodeNext" "(b) tsc bundler" "(b) tsc node10" "(b) tsc declaration emit" "(c) require from CommonJS" \
     "(e) npx presa-mcp --help" "(e) npx presa-mcp call"; do
     skip "$c" "no tarball"
   done
@@ -145,7 +147,7 @@ install() (
 check "consumer install (tarball + peers into $APP)" install
 if [[ ! -d "$APP/node_modules/presa-mcp" ]]; then
   for c in "(a) node: stdio server + client" "(a) node: every entry point, internal/ refused" \
-    "(b) tsc NodeNext" "(b) tsc bundler" "(b) tsc node10" "(c) require from CommonJS" \
+    "(b) tsc NodeNext" "(b) tsc bundler" "(b) tsc node10" "(b) tsc declaration emit" "(c) require from CommonJS" \
     "(e) npx presa-mcp --help" "(e) npx presa-mcp call"; do
     skip "$c" "consumer install failed"
   done
@@ -166,6 +168,9 @@ for mode in nodenext bundler node10; do
   check "(b) tsc --noEmit consumer.ts ($mode; strict, skipLibCheck false, @types/node, no DOM)" \
     bash -c "cd '$APP' && node '$REPO/scripts/tsc-consumer.mjs' '$TSC' tsconfig.$mode.json"
 done
+
+check "(b) tsc declaration.ts (NodeNext, declaration: true): inferred exported types name no internal module (TS2742)" \
+  bash -c "cd '$APP' && node '$REPO/scripts/tsc-consumer.mjs' '$TSC' tsconfig.declaration.json"
 
 require_cjs() {
   local out

@@ -28,4 +28,4 @@ if (unexpected.length > 0 || (run.status !== 0 && diagnostics.length === 0)) {
   console.log(unexpected.length > 0 ? unexpected.join("\n") : lines.join("\n"))
   process.exit(1)
 }
-console.log(`tsc -p ${project}: no diagnostics in consumer.ts or presa-mcp's declarations`)
+console.log(`tsc -p ${project}: no diagnostics in the consumer's files or presa-mcp's declarations`)

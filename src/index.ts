@@ -10,6 +10,8 @@ export * as Auth from "./Auth.js"
 export * as Cluster from "./Cluster.js"
 /** @since 0.1.0 */
 export * as Content from "./Content.js"
+/** @since 0.2.0 */
+export * as Errors from "./Errors.js"
 /** @since 0.1.0 */
 export * as Handler from "./Handler.js"
 /** @since 0.1.0 */

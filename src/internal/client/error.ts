@@ -1,18 +1,6 @@
 /**
- * The client's local failure type (documented on `McpClient.ClientError`).
+ * The client's local failure type (declared in the public `Errors` module so that consumers'
+ * declaration emit can name it; documented on `McpClient.ClientError`).
  * @internal
  */
-import * as Data from "effect/Data"
-
-export class ClientError extends Data.TaggedError("ClientError")<{
-  readonly reason:
-    | "Timeout"
-    | "InvalidResult"
-    | "NoCommonVersion"
-    | "Input"
-    | "InputRounds"
-    | "Unsupported"
-    | "Cancelled"
-  readonly message: string
-  readonly cause?: unknown
-}> {}
+export { ClientError } from "../../Errors.js"

@@ -2,10 +2,10 @@
  * Compiled definitions and the immutable snapshot a request reads.
  * @internal
  */
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import { DefinitionError } from "../../Errors.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as Prompt from "../../Prompt.js"
@@ -15,18 +15,8 @@ import type * as Tool from "../../Tool.js"
 import * as UriTemplate from "../../UriTemplate.js"
 import * as SkillInternal from "../skill/build.js"
 
-/**
- * A definition was refused when the server was built or changed (bad schema, bad template,
- * duplicate name).
- *
- * @since 0.1.0
- * @category errors
- */
-export class DefinitionError extends Data.TaggedError("DefinitionError")<{
-  readonly kind: "tool" | "resource" | "resourceTemplate" | "prompt" | "skill"
-  readonly name: string
-  readonly message: string
-}> {}
+/** A definition was refused (declared in the public `Errors` module; documented on `McpServer.DefinitionError`). */
+export { DefinitionError }
 
 /** @internal */
 export interface CompiledTool {
