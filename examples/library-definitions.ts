@@ -95,8 +95,12 @@ export const libraryOptions: McpServer.Options = {
   pageSize: 10
 }
 
+/** Builds the reference library server, with the `code-review` skill and `patch` over its options. */
+export const makeLibraryWith = (patch: Partial<McpServer.Options>) =>
+  Effect.gen(function*() {
+    const skill = yield* codeReview
+    return yield* McpServer.make({ ...libraryOptions, skills: [skill], ...patch })
+  })
+
 /** Builds the reference library server, with the `code-review` skill. */
-export const makeLibrary = Effect.gen(function*() {
-  const skill = yield* codeReview
-  return yield* McpServer.make({ ...libraryOptions, skills: [skill] })
-})
+export const makeLibrary = makeLibraryWith({})

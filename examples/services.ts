@@ -67,7 +67,9 @@ const myNotes = Tool.make({
     })
 })
 
-// Layer<McpServerService, DefinitionError, Notes>: CurrentUser comes from the middleware.
+// Layer<McpServer, DefinitionError, Notes>: CurrentUser comes from the middleware. (Tools that
+// need a middleware's service go in the options; a tool Layer, `McpServer.tool(t)`, would require
+// it from the Layer graph.)
 const McpLive = Layer.unwrapEffect(
   Effect.map(Middleware.rateLimit({ capacity: 20, refillPerSecond: 5 }), (limit) =>
     McpServer.layer({
@@ -78,11 +80,10 @@ const McpLive = Layer.unwrapEffect(
     }))
 )
 
-const HttpLive = Layer.scopedDiscard(Effect.gen(function*() {
-  const server = yield* McpServer.McpServerService
-  const { url } = yield* StreamableHttp.serve(server, { port: 3002 })
-  yield* Effect.logInfo(`notes MCP server listening on ${url}`)
-}))
+// Serves the McpServer service over HTTP while the Layer lives, and logs where.
+const HttpLive = Layer.effectDiscard(
+  Effect.flatMap(StreamableHttp.ServerAddress, ({ url }) => Effect.logInfo(`notes MCP server listening on ${url}`))
+).pipe(Layer.provideMerge(StreamableHttp.layerServer({ port: 3002 })))
 
 HttpLive.pipe(
   Layer.provide(McpLive),

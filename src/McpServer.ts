@@ -1,7 +1,15 @@
 /**
- * The MCP server: definitions held in a `SubscriptionRef` of immutable snapshots, and the core
- * function {@link handleMessage} — one JSON-RPC message in, at most one out — that every transport
- * wraps.
+ * The MCP server as an Effect service: {@link McpServer} is both the service's type and its
+ * `Context.Tag`. {@link layer} builds it, the definition Layers ({@link tool}, {@link resource},
+ * {@link resourceTemplate}, {@link prompt}, {@link skill}, {@link part}) register into it from
+ * anywhere in an application, and each transport has a Layer that serves it
+ * (`StreamableHttp.layer`, `StreamableHttp.layerServer`, `Stdio.layerServer`,
+ * `InProcess.clientFromService`). {@link make} is the same server as a plain Effect, for code that does
+ * not compose Layers; the transports' plain functions (`StreamableHttp.serve`, `Stdio.run`,
+ * `InProcess.client`) take its value.
+ *
+ * The core is {@link dispatch}: one JSON-RPC message in, at most one out; every transport wraps
+ * it. Definitions live in immutable snapshots (a request reads one and keeps it).
  *
  * Serves 2026-07-28 (modern: `_meta` on each request, `server/discover`, `resultType`, caching
  * hints) and 2025-11-25 / 2025-06-18 (legacy: `initialize`, sessions) at once; each message is
@@ -13,16 +21,18 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import * as Errors from "./Errors.js"
 import * as internal from "./internal/server/dispatch.js"
 import * as Headers from "./internal/server/headerAgreement.js"
 import * as Provide from "./internal/server/provide.js"
-import * as Defs from "./internal/server/snapshot.js"
+import * as Service from "./internal/server/service.js"
 import * as Visibility from "./internal/server/visibility.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as Middleware from "./Middleware.js"
+import type * as Part from "./Part.js"
 import type * as Prompt from "./Prompt.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
 import type * as Resource from "./Resource.js"
@@ -84,22 +94,95 @@ export type Options<
 > = internal.Options<T, Res, Tpl, P, M>
 
 /**
- * A server value: `info` (its `Implementation`), `versions` (served, newest first) and `state`
- * (the `SubscriptionRef` of definition snapshots; observe `state.changes` for live changes).
+ * The server: the service every transport serves, and its `Context.Tag` (`yield* McpServer`
+ * in an app built with {@link layer}). Its internals (the snapshot state, the change bus, the
+ * shutdown signal, the keys that sign `requestState`) are not part of its type: definitions
+ * change only through the `add*` / `remove*` methods, which validate them.
+ *
+ * - `info`: its `Implementation`; `versions`: the revisions served, newest first;
+ * - `dispatch(message, options?)`: one decoded JSON-RPC message in, the reply with its HTTP status
+ *   (or none) out — see {@link dispatch}; `handleMessage` yields only the reply;
+ * - `snapshot`: what it serves now ({@link Snapshot}); `changes`: the snapshot, then each new one;
+ * - `capabilities`: what it advertises now (see {@link capabilities});
+ * - `addTool` / `removeTool`, `addResource` / `removeResource`, `addResourceTemplate` /
+ *   `removeResourceTemplate`, `addPrompt` / `removePrompt`, `addSkill` / `removeSkill`: live
+ *   changes (fail with `DefinitionError`; listening clients get a list change). An `add*` call
+ *   requires the services the definition's handlers need besides `RequestContext`, captures its
+ *   environment and gives it to the handlers beneath the request's own. The module functions
+ *   ({@link addTool}, …) also subtract the services the server already offers (`Services`);
+ *   the Layers ({@link tool}, …) do this from an application's Layer graph;
+ * - `listChanged(kind)`, `resourceUpdated(uri)`: announce changes the server cannot see;
+ * - `shutdown`: ends every open `subscriptions/listen` gracefully (see {@link shutdown}); the
+ *   Layer runs it when its scope closes.
  *
  * `Services` (type-level only) are the services its handlers can count on: what {@link make}
- * required from its environment and what its middlewares provide. The live `add*` calls use it:
- * a definition added later requires from the add call only the services outside `Services`. It is
- * contravariant, so a `McpServer<Db>` is a `McpServer` (transports take any server).
- *
- * `options` are the options it was made with, with the definitions' service types erased: a
- * server rebuilt from them (`make({ ...server.options, … })`) must be made where those services
- * are, which its type does not check.
+ * required from its environment and what its middlewares provide. It is contravariant, so a
+ * `McpServer<Db>` is a `McpServer` (transports, and the Tag, take any server).
  *
  * @since 0.1.0
  * @category models
  */
-export type McpServer<Services = never> = internal.Server<Services>
+export interface McpServer<Services = never> {
+  readonly info: McpSchema.Implementation
+  readonly versions: ReadonlyArray<McpSchema.ProtocolVersion>
+  readonly "~services"?: ((_: Services) => void) | undefined
+  readonly dispatch: (message: unknown, options?: DispatchOptions) => Effect.Effect<Option.Option<Reply>>
+  readonly handleMessage: (
+    message: unknown,
+    options?: DispatchOptions
+  ) => Effect.Effect<Option.Option<JsonRpc.Response>>
+  readonly snapshot: Effect.Effect<Snapshot>
+  readonly changes: Stream.Stream<Snapshot>
+  readonly capabilities: Effect.Effect<McpSchema.ServerCapabilities>
+  readonly addTool: <T extends Tool.Any>(
+    tool: T
+  ) => Effect.Effect<void, DefinitionError, Exclude<Tool.Services<T>, RequestContext>>
+  readonly removeTool: (name: string) => Effect.Effect<void, DefinitionError>
+  readonly addResource: <D extends Resource.AnyResource>(
+    resource: D
+  ) => Effect.Effect<void, DefinitionError, Exclude<Resource.Services<D>, RequestContext>>
+  readonly removeResource: (uri: string) => Effect.Effect<void, DefinitionError>
+  readonly addResourceTemplate: <D extends Resource.AnyTemplate>(
+    template: D
+  ) => Effect.Effect<void, DefinitionError, Exclude<Resource.Services<D>, RequestContext>>
+  readonly removeResourceTemplate: (uriTemplate: string) => Effect.Effect<void, DefinitionError>
+  readonly addPrompt: <P extends Prompt.Any>(
+    prompt: P
+  ) => Effect.Effect<void, DefinitionError, Exclude<Prompt.Services<P>, RequestContext>>
+  readonly removePrompt: (name: string) => Effect.Effect<void, DefinitionError>
+  readonly addSkill: (skill: Skill.Skill) => Effect.Effect<void, DefinitionError>
+  readonly removeSkill: (uri: string) => Effect.Effect<void, DefinitionError>
+  readonly listChanged: (kind: "tools" | "prompts" | "resources") => Effect.Effect<void>
+  readonly resourceUpdated: (uri: string) => Effect.Effect<void>
+  readonly shutdown: Effect.Effect<void>
+}
+
+/**
+ * The server's `Context.Tag` (key `"presa-mcp/McpServer"`): provided by {@link layer} (or by
+ * `Layer.succeed(McpServer, server)` for a server made with {@link make}), required by the
+ * definition Layers and the transport Layers. It sees the server without its `Services`.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export const McpServer: Context.Tag<McpServer, McpServer> = Context.GenericTag<McpServer>("presa-mcp/McpServer")
+
+/**
+ * What a server serves at one moment, as clients see it (before per-caller visibility): the wire
+ * form of each tool, resource, resource template, prompt and skill (its SKILL.md resource), in the
+ * order they were added. `revision` grows by one with each change.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Snapshot {
+  readonly revision: number
+  readonly tools: ReadonlyArray<McpSchema.Tool>
+  readonly resources: ReadonlyArray<McpSchema.Resource>
+  readonly resourceTemplates: ReadonlyArray<McpSchema.ResourceTemplate>
+  readonly prompts: ReadonlyArray<McpSchema.Prompt>
+  readonly skills: ReadonlyArray<McpSchema.Resource>
+}
 
 /**
  * What {@link make} requires from its environment for these definitions and middlewares: the
@@ -150,18 +233,18 @@ export type Reply = internal.Reply
 
 /**
  * A definition was refused (a non-object `inputSchema` root, a bad URI template, a duplicate
- * name or URI).
+ * name or URI). `kind` says which definition, `name` its name or URI. Declared in `Errors`.
  *
  * @since 0.1.0
  * @category errors
  */
-export const DefinitionError = Defs.DefinitionError
+export const DefinitionError: typeof Errors.DefinitionError = Errors.DefinitionError
 
 /**
  * @since 0.1.0
  * @category errors
  */
-export type DefinitionError = Defs.DefinitionError
+export type DefinitionError = Errors.DefinitionError
 
 /**
  * The protocol error type (re-exported from `JsonRpc`): fail a handler with it to answer with a
@@ -179,7 +262,8 @@ export const McpError = JsonRpc.McpError
 export type McpError = JsonRpc.McpError
 
 /**
- * Builds a server. Fails with `DefinitionError` when a definition is refused.
+ * Builds a server as a plain Effect (for code that does not compose Layers; {@link layer} is the
+ * same as a Layer). Fails with `DefinitionError` when a definition is refused.
  *
  * Services: the definitions' handlers may need services besides `RequestContext` (their `R`), and
  * middlewares may provide some and require others. `make` requires from its environment exactly
@@ -202,7 +286,7 @@ export const make = <
 >(
   options: Options<T, Res, Tpl, P, M>
 ): Effect.Effect<McpServer<Services<T, Res, Tpl, P, M>>, DefinitionError, Requirements<T, Res, Tpl, P, M>> =>
-  internal.make(options)
+  Service.make(options)
 
 /**
  * A new legacy session for a connection.
@@ -225,7 +309,8 @@ export const dispatch: (
   server: McpServer,
   message: unknown,
   options?: DispatchOptions
-) => Effect.Effect<Option.Option<Reply>> = internal.dispatch
+) => Effect.Effect<Option.Option<Reply>> = (server, message, options) =>
+  internal.dispatch(Service.internal(server), message, options)
 
 /**
  * The core: one JSON-RPC message in, at most one out. `message` is any decoded JSON value;
@@ -239,7 +324,7 @@ export const handleMessage = (
   message: unknown,
   options?: DispatchOptions
 ): Effect.Effect<Option.Option<JsonRpc.Response>> =>
-  Effect.map(internal.dispatch(server, message, options), Option.map((r) => r.message))
+  Effect.map(internal.dispatch(Service.internal(server), message, options), Option.map((r) => r.message))
 
 /**
  * The 2026-07-28 HTTP header ↔ body agreement rule (SEP-2243): `MCP-Protocol-Version`,
@@ -266,8 +351,7 @@ export const checkHeaders: (
  * @since 0.1.0
  * @category combinators
  */
-export const capabilities = (server: McpServer): Effect.Effect<McpSchema.ServerCapabilities> =>
-  Effect.map(server.state.get, (s) => internal.capabilities(server, s))
+export const capabilities = (server: McpServer): Effect.Effect<McpSchema.ServerCapabilities> => server.capabilities
 
 /**
  * Adds a tool (an `Effect` over the snapshot `Ref`; requests in flight keep their snapshot).
@@ -284,7 +368,10 @@ export const addTool = <S, R>(
   server: McpServer<S>,
   tool: Tool.Tool<R>
 ): Effect.Effect<void, DefinitionError, Exclude<R, S | RequestContext>> =>
-  Effect.flatMap(Effect.context<never>(), (context) => internal.addTool(server, Provide.tool(context, tool)))
+  Effect.flatMap(
+    Effect.context<never>(),
+    (context) => internal.addTool(Service.internal(server), Provide.tool(context, tool))
+  )
 
 /**
  * Removes a tool by name (no-op when absent).
@@ -292,7 +379,8 @@ export const addTool = <S, R>(
  * @since 0.1.0
  * @category combinators
  */
-export const removeTool: (server: McpServer, name: string) => Effect.Effect<void, DefinitionError> = internal.removeTool
+export const removeTool = (server: McpServer, name: string): Effect.Effect<void, DefinitionError> =>
+  server.removeTool(name)
 
 /**
  * Adds a static resource. Fails with `DefinitionError` on a duplicate URI.
@@ -306,7 +394,7 @@ export const addResource = <S, R>(
 ): Effect.Effect<void, DefinitionError, Exclude<R, S | RequestContext>> =>
   Effect.flatMap(
     Effect.context<never>(),
-    (context) => internal.addResource(server, Provide.resource(context, resource))
+    (context) => internal.addResource(Service.internal(server), Provide.resource(context, resource))
   )
 
 /**
@@ -315,8 +403,8 @@ export const addResource = <S, R>(
  * @since 0.1.0
  * @category combinators
  */
-export const removeResource: (server: McpServer, uri: string) => Effect.Effect<void, DefinitionError> =
-  internal.removeResource
+export const removeResource = (server: McpServer, uri: string): Effect.Effect<void, DefinitionError> =>
+  server.removeResource(uri)
 
 /**
  * Adds a resource template. Fails with `DefinitionError` on a bad or duplicate template.
@@ -330,7 +418,7 @@ export const addResourceTemplate = <S, R>(
 ): Effect.Effect<void, DefinitionError, Exclude<R, S | RequestContext>> =>
   Effect.flatMap(
     Effect.context<never>(),
-    (context) => internal.addResourceTemplate(server, Provide.template(context, template))
+    (context) => internal.addResourceTemplate(Service.internal(server), Provide.template(context, template))
   )
 
 /**
@@ -339,8 +427,8 @@ export const addResourceTemplate = <S, R>(
  * @since 0.1.0
  * @category combinators
  */
-export const removeResourceTemplate: (server: McpServer, uriTemplate: string) => Effect.Effect<void, DefinitionError> =
-  internal.removeResourceTemplate
+export const removeResourceTemplate = (server: McpServer, uriTemplate: string): Effect.Effect<void, DefinitionError> =>
+  server.removeResourceTemplate(uriTemplate)
 
 /**
  * Adds a prompt. Fails with `DefinitionError` on a duplicate name.
@@ -352,7 +440,10 @@ export const addPrompt = <S, R>(
   server: McpServer<S>,
   prompt: Prompt.Prompt<R>
 ): Effect.Effect<void, DefinitionError, Exclude<R, S | RequestContext>> =>
-  Effect.flatMap(Effect.context<never>(), (context) => internal.addPrompt(server, Provide.prompt(context, prompt)))
+  Effect.flatMap(
+    Effect.context<never>(),
+    (context) => internal.addPrompt(Service.internal(server), Provide.prompt(context, prompt))
+  )
 
 /**
  * Removes a prompt by name.
@@ -360,22 +451,16 @@ export const addPrompt = <S, R>(
  * @since 0.1.0
  * @category combinators
  */
-export const removePrompt: (server: McpServer, name: string) => Effect.Effect<void, DefinitionError> =
-  internal.removePrompt
+export const removePrompt = (server: McpServer, name: string): Effect.Effect<void, DefinitionError> =>
+  server.removePrompt(name)
 
 /**
- * The server as an Effect service, for apps that compose layers.
- *
- * @since 0.1.0
- * @category models
- */
-export class McpServerService extends Context.Tag("presa-mcp/McpServer")<McpServerService, McpServer>() {}
-
-/**
- * A layer providing {@link McpServerService}, built from `options` with {@link make}: it requires
- * {@link Requirements} (provide them with `Layer.provide`, e.g. the app's database layer). The
- * service's type does not carry the server's services: definitions added through it require from
- * the add call what they need.
+ * The server as a Layer providing {@link McpServer}, built from `options` with {@link make}: it
+ * requires {@link Requirements} (provide them with `Layer.provide`, e.g. the app's database
+ * layer). When its scope closes it runs `shutdown` (open `subscriptions/listen` requests end with
+ * their result). Definitions can come with `options` or from the definition Layers ({@link tool},
+ * {@link resource}, …); the service's type does not carry the server's services, so a definition
+ * Layer requires what its handlers need.
  *
  * @since 0.1.0
  * @category layers
@@ -388,8 +473,184 @@ export const layer = <
   M extends Middleware.Any = Middleware.Middleware
 >(
   options: Options<T, Res, Tpl, P, M>
-): Layer.Layer<McpServerService, DefinitionError, Requirements<T, Res, Tpl, P, M>> =>
-  Layer.effect(McpServerService, make(options))
+): Layer.Layer<McpServer, DefinitionError, Requirements<T, Res, Tpl, P, M>> =>
+  Layer.scoped(McpServer, Effect.acquireRelease(make(options), (server) => server.shutdown))
+
+/**
+ * Registers a definition for the lifetime of the calling Layer's scope: added when the Layer is
+ * built, removed (ignoring a definition already gone) when its scope closes.
+ */
+const registered = (
+  add: (server: McpServer) => Effect.Effect<void, DefinitionError>,
+  remove: (server: McpServer) => Effect.Effect<void, DefinitionError>
+): Effect.Effect<void, DefinitionError, McpServer | Scope.Scope> =>
+  Effect.flatMap(McpServer, (server) => Effect.acquireRelease(add(server), () => Effect.ignore(remove(server))))
+
+/**
+ * A Layer that adds a tool to the {@link McpServer} of its context when it is built, and removes
+ * it when its scope closes. It requires the services the tool's handler needs besides
+ * `RequestContext` (provide them with `Layer.provide`, e.g. a `Greeter` layer): the handler sees
+ * them beneath the request's own environment. Fails with `DefinitionError` (duplicate name, bad
+ * schema).
+ *
+ * @example
+ * ```ts
+ * const App = Layer.mergeAll(McpServer.tool(greet), McpServer.resource(readme)).pipe(
+ *   Layer.provide(Greeter.layer),
+ *   Layer.provideMerge(McpServer.layer({ name: "app", version: "1.0.0" }))
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const tool = <T extends Tool.Any>(
+  tool: T
+): Layer.Layer<never, DefinitionError, McpServer | Exclude<Tool.Services<T>, RequestContext>> =>
+  Layer.scopedDiscard(
+    Effect.flatMap(Effect.context<never>(), (context) => {
+      const provided = Provide.tool(context, tool)
+      return registered(
+        (server) => internal.addTool(Service.internal(server), provided),
+        (server) => server.removeTool(tool.name)
+      )
+    })
+  )
+
+/**
+ * A Layer that adds a static resource to the {@link McpServer} of its context (removed when its
+ * scope closes); it requires what the resource's handler needs besides `RequestContext`. Fails
+ * with `DefinitionError` (duplicate URI).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const resource = <D extends Resource.AnyResource>(
+  resource: D
+): Layer.Layer<never, DefinitionError, McpServer | Exclude<Resource.Services<D>, RequestContext>> =>
+  Layer.scopedDiscard(
+    Effect.flatMap(Effect.context<never>(), (context) => {
+      const provided = Provide.resource(context, resource)
+      return registered(
+        (server) => internal.addResource(Service.internal(server), provided),
+        (server) => server.removeResource(resource.uri)
+      )
+    })
+  )
+
+/**
+ * A Layer that adds a resource template to the {@link McpServer} of its context (removed when
+ * its scope closes); it requires what the template's handler and completions need besides
+ * `RequestContext`. Fails with `DefinitionError` (bad or duplicate template).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const resourceTemplate = <D extends Resource.AnyTemplate>(
+  template: D
+): Layer.Layer<never, DefinitionError, McpServer | Exclude<Resource.Services<D>, RequestContext>> =>
+  Layer.scopedDiscard(
+    Effect.flatMap(Effect.context<never>(), (context) => {
+      const provided = Provide.template(context, template)
+      return registered(
+        (server) => internal.addResourceTemplate(Service.internal(server), provided),
+        (server) => server.removeResourceTemplate(template.uriTemplate)
+      )
+    })
+  )
+
+/**
+ * A Layer that adds a prompt to the {@link McpServer} of its context (removed when its scope
+ * closes); it requires what the prompt's handler and completions need besides `RequestContext`.
+ * Fails with `DefinitionError` (duplicate name).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const prompt = <P extends Prompt.Any>(
+  prompt: P
+): Layer.Layer<never, DefinitionError, McpServer | Exclude<Prompt.Services<P>, RequestContext>> =>
+  Layer.scopedDiscard(
+    Effect.flatMap(Effect.context<never>(), (context) => {
+      const provided = Provide.prompt(context, prompt)
+      return registered(
+        (server) => internal.addPrompt(Service.internal(server), provided),
+        (server) => server.removePrompt(prompt.name)
+      )
+    })
+  )
+
+/**
+ * A Layer that adds a skill to the {@link McpServer} of its context (its files become resources;
+ * removed when its scope closes). Fails with `DefinitionError` only on a clash the server refuses.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const skill = (skill: Skill.Skill): Layer.Layer<never, DefinitionError, McpServer> =>
+  Layer.scopedDiscard(registered((server) => server.addSkill(skill), (server) => server.removeSkill(skill.uri)))
+
+const partEffect = (
+  part: Part.Any | Effect.Effect<Part.Any, unknown, unknown>
+): Effect.Effect<Part.Any, unknown, unknown> => Effect.isEffect(part) ? part : Effect.succeed(part)
+
+/**
+ * A Layer that adds every definition of a part (see the `Part` module) to the {@link McpServer}
+ * of its context, and removes them when its scope closes. A part given as an Effect is built
+ * first, in the Layer's scope (its requirements and errors are the Layer's). The Layer requires
+ * what the part's handlers need besides `RequestContext`. Fails with `DefinitionError` on the
+ * first definition the server refuses (those added before it are removed). A part's
+ * `instructions` are not used here: the server's instructions come from its options (use
+ * `Part.layer` to merge them).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const part = <P extends Part.Any | Effect.Effect<Part.Any, unknown, unknown>>(
+  part: P
+): Layer.Layer<
+  never,
+  DefinitionError | (P extends Effect.Effect<infer _A, infer E, infer _R> ? E : never),
+  | McpServer
+  | Exclude<Part.Services<P>, RequestContext>
+  | Exclude<P extends Effect.Effect<infer _A, infer _E, infer R> ? R : never, Scope.Scope>
+> => {
+  const built = partEffect(part)
+  const layer: Layer.Layer<never, unknown, unknown> = Layer.scopedDiscard(Effect.gen(function*() {
+    const p = yield* built
+    const context = yield* Effect.context<never>()
+    const server = Service.internal(yield* McpServer)
+    const add = (
+      effect: Effect.Effect<void, DefinitionError>,
+      remove: Effect.Effect<void, DefinitionError>
+    ) => Effect.acquireRelease(effect, () => Effect.ignore(remove))
+    for (const t of p.tools ?? []) {
+      yield* add(internal.addTool(server, Provide.tool(context, t)), server.removeTool(t.name))
+    }
+    for (const r of p.resources ?? []) {
+      yield* add(internal.addResource(server, Provide.resource(context, r)), server.removeResource(r.uri))
+    }
+    for (const t of p.resourceTemplates ?? []) {
+      yield* add(
+        internal.addResourceTemplate(server, Provide.template(context, t)),
+        server.removeResourceTemplate(t.uriTemplate)
+      )
+    }
+    for (const q of p.prompts ?? []) {
+      yield* add(internal.addPrompt(server, Provide.prompt(context, q)), server.removePrompt(q.name))
+    }
+    for (const k of p.skills ?? []) yield* add(server.addSkill(k), server.removeSkill(k.uri))
+  }))
+  // The part's own requirements and errors are erased above (its type is a union of a record
+  // and an Effect); the signature states them.
+  return layer as Layer.Layer<
+    never,
+    DefinitionError | (P extends Effect.Effect<infer _A, infer E, infer _R> ? E : never),
+    | McpServer
+    | Exclude<Part.Services<P>, RequestContext>
+    | Exclude<P extends Effect.Effect<infer _A, infer _E, infer R> ? R : never, Scope.Scope>
+  >
+}
 
 /**
  * A change event: a list changed (`tools`, `prompts`, `resources`) or a resource's contents were
@@ -408,8 +669,8 @@ export type ChangeEvent = internal.ChangeEvent
  * @since 0.1.0
  * @category combinators
  */
-export const listChanged: (server: McpServer, kind: "tools" | "prompts" | "resources") => Effect.Effect<void> =
-  internal.listChanged
+export const listChanged = (server: McpServer, kind: "tools" | "prompts" | "resources"): Effect.Effect<void> =>
+  server.listChanged(kind)
 
 /**
  * Announces that a resource's contents changed: `notifications/resources/updated {uri}` to the
@@ -418,7 +679,7 @@ export const listChanged: (server: McpServer, kind: "tools" | "prompts" | "resou
  * @since 0.1.0
  * @category combinators
  */
-export const resourceUpdated: (server: McpServer, uri: string) => Effect.Effect<void> = internal.resourceUpdated
+export const resourceUpdated = (server: McpServer, uri: string): Effect.Effect<void> => server.resourceUpdated(uri)
 
 /**
  * Ends every open `subscriptions/listen` gracefully: each gets its result
@@ -428,7 +689,7 @@ export const resourceUpdated: (server: McpServer, uri: string) => Effect.Effect<
  * @since 0.1.0
  * @category combinators
  */
-export const shutdown: (server: McpServer) => Effect.Effect<void> = internal.shutdown
+export const shutdown = (server: McpServer): Effect.Effect<void> => server.shutdown
 
 /**
  * The unsolicited notifications of a legacy session (list changes when `listChanged` is on,
@@ -441,10 +702,11 @@ export const shutdown: (server: McpServer) => Effect.Effect<void> = internal.shu
  * @since 0.1.0
  * @category combinators
  */
-export const sessionNotifications: (
+export const sessionNotifications = (
   server: McpServer,
   session: Session
-) => Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope> = internal.sessionNotifications
+): Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope> =>
+  internal.sessionNotifications(Service.internal(server), session)
 
 /**
  * Sends progress for the request in flight (see `RequestContextShape.progress`): only with a
@@ -481,8 +743,8 @@ export const log = (
  * @since 0.1.0
  * @category combinators
  */
-export const addSkill: (server: McpServer, skill: Skill.Skill) => Effect.Effect<void, DefinitionError> =
-  internal.addSkill
+export const addSkill = (server: McpServer, skill: Skill.Skill): Effect.Effect<void, DefinitionError> =>
+  server.addSkill(skill)
 
 /**
  * Removes the skill whose SKILL.md URI is `uri`; its files go with it.
@@ -490,8 +752,8 @@ export const addSkill: (server: McpServer, skill: Skill.Skill) => Effect.Effect<
  * @since 0.1.0
  * @category combinators
  */
-export const removeSkill: (server: McpServer, uri: string) => Effect.Effect<void, DefinitionError> =
-  internal.removeSkill
+export const removeSkill = (server: McpServer, uri: string): Effect.Effect<void, DefinitionError> =>
+  server.removeSkill(uri)
 
 /**
  * A visibility predicate (for a definition's `visible`) that requires the caller's token to carry

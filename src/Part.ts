@@ -222,8 +222,10 @@ export const server = <
   }) as ServerOf<Parts, T, Res, Tpl, P, M>
 
 /**
- * {@link server} as a Layer providing `McpServer.McpServerService`; provide the parts'
- * dependencies and the handlers' services to it with `Layer.provide`.
+ * {@link server} as a Layer providing the `McpServer.McpServer` service (like `McpServer.layer`,
+ * it runs the server's `shutdown` when its scope closes); provide the parts' dependencies and the
+ * handlers' services to it with `Layer.provide`. To add a part to a server built elsewhere in
+ * the application, use `McpServer.part`.
  *
  * @since 0.1.0
  * @category layers
@@ -239,10 +241,14 @@ export const layer = <
   options: McpServer.Options<T, Res, Tpl, P, M>,
   parts: Parts
 ): Layer.Layer<
-  McpServer.McpServerService,
+  McpServer.McpServer,
   ErrorOf<Parts[number]> | PartError | McpServer.DefinitionError,
   Exclude<
     McpServer.Requirements<T | Tool.Tool<Services<Parts[number]>>, Res, Tpl, P, M> | ContextOf<Parts[number]>,
     Scope.Scope
   >
-> => Layer.scoped(McpServer.McpServerService, server(options, parts))
+> =>
+  Layer.scoped(
+    McpServer.McpServer,
+    Effect.tap(server(options, parts), (s) => Effect.addFinalizer(() => s.shutdown))
+  )

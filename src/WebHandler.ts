@@ -19,6 +19,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Service from "./internal/server/service.js"
 import * as internal from "./internal/transport/http/server.js"
 import type * as McpServer from "./McpServer.js"
 import type * as StreamableHttp from "./transport/StreamableHttp.js"
@@ -55,7 +56,7 @@ class Endpoint extends Context.Tag("presa-mcp/WebHandler/Endpoint")<Endpoint, in
  */
 export const toWebHandler = (server: McpServer.McpServer, options: Options = {}): WebHandler => {
   const { dispose, handler } = HttpApp.toWebHandlerLayerWith(
-    Layer.scoped(Endpoint, internal.makeHandler(server, { sessions: false, ...options })),
+    Layer.scoped(Endpoint, internal.makeHandler(Service.internal(server), { sessions: false, ...options })),
     { toHandler: () => Effect.succeed(Effect.flatten(Endpoint)) }
   )
   return Object.assign((request: Request) => handler(request), { dispose })

@@ -3,7 +3,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import { Content, InProcess, JsonRpc, McpClient, McpServer, Prompt, Resource, Tool, Transport } from "presa-mcp"
-import { LOGO_PNG, makeLibrary } from "../examples/library-definitions.js"
+import { LOGO_PNG, makeLibrary, makeLibraryWith } from "../examples/library-definitions.js"
 import { assertNotificationSpecValid } from "./support/SpecSchema.js"
 import { checkedTransport, get, KEY } from "./support/Wire.js"
 
@@ -27,8 +27,7 @@ const connect = (server: McpServer.McpServer, options: McpClient.Options = {}) =
     return { client, checked }
   })
 
-const withOptions = (patch: Partial<McpServer.Options>) =>
-  Effect.flatMap(makeLibrary, (base) => McpServer.make({ ...base.options, ...patch }))
+const withOptions = (patch: Partial<McpServer.Options>) => makeLibraryWith(patch)
 
 describe("McpClient over InProcess", () => {
   it.effect("connects in the modern era: version, capabilities, instructions, serverInfo", () =>

@@ -6,7 +6,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { Content, JsonRpc, McpServer, Prompt, RequestContext, Resource, Tool } from "presa-mcp"
-import { LOGO_PNG, makeLibrary } from "../examples/library-definitions.js"
+import { LOGO_PNG, makeLibrary, makeLibraryWith } from "../examples/library-definitions.js"
 import {
   asArray,
   type Conn,
@@ -357,14 +357,16 @@ describe("live changes (addTool, addResource, …)", () => {
       expect(get(after.message, "result", "tools")).toEqual(get(before.message, "result", "tools"))
     }))
 
-  it.effect("the server is observable as a SubscriptionRef and as a Layer service", () =>
+  it.effect("the server is observable as a snapshot and as a Layer service", () =>
     Effect.gen(function*() {
       const server = yield* makeLibrary
-      const revision = (yield* server.state.get).revision
+      const before = yield* server.snapshot
       yield* McpServer.addTool(server, Tool.make({ name: "x", handler: () => "x" }))
-      assert.isAbove((yield* server.state.get).revision, revision)
+      const after = yield* server.snapshot
+      assert.isAbove(after.revision, before.revision)
+      expect(after.tools.map((t) => t.name)).toEqual([...before.tools.map((t) => t.name), "x"])
       const fromLayer = yield* Effect.provide(
-        McpServer.McpServerService,
+        McpServer.McpServer,
         McpServer.layer({ name: "layered", version: "1" })
       )
       assert.strictEqual(fromLayer.info.name, "layered")
@@ -417,8 +419,7 @@ describe("modern era (2026-07-28)", () => {
 
   it.effect("cache: {ttlMs: 5000, scope: public} is honoured", () =>
     Effect.gen(function*() {
-      const base = yield* makeLibrary
-      const server = yield* McpServer.make({ ...base.options, cache: { ttlMs: 5000, scope: "public" } })
+      const server = yield* makeLibraryWith({ cache: { ttlMs: 5000, scope: "public" } })
       const conn = yield* modern(server)
       for (const [method, params] of cacheable) {
         const r = resultOf(yield* conn.call(method, params))
@@ -532,8 +533,7 @@ describe("modern era (2026-07-28)", () => {
     "legacy-only method %s with modern _meta → -32601 (404)",
     (method) =>
       Effect.gen(function*() {
-        const base = yield* makeLibrary
-        const server = yield* McpServer.make({ ...base.options, logging: true })
+        const server = yield* makeLibraryWith({ logging: true })
         const conn = yield* modern(server)
         const params: JsonObject = method === "initialize"
           ? initializeParams(MODERN)
@@ -550,8 +550,7 @@ describe("modern era (2026-07-28)", () => {
 
   it.effect("a modern-only server (versions: [2026-07-28]) refuses initialize, naming what it supports", () =>
     Effect.gen(function*() {
-      const base = yield* makeLibrary
-      const server = yield* McpServer.make({ ...base.options, versions: ["2026-07-28"] })
+      const server = yield* makeLibraryWith({ versions: ["2026-07-28"] })
       const session = yield* McpServer.makeSession
       const reply = yield* dispatchChecked(
         server,
@@ -574,8 +573,7 @@ describe("modern era (2026-07-28)", () => {
 
   it.effect("a legacy-only server (versions: [2025-11-25]) answers modern requests with -32022", () =>
     Effect.gen(function*() {
-      const base = yield* makeLibrary
-      const server = yield* McpServer.make({ ...base.options, versions: ["2025-11-25"] })
+      const server = yield* makeLibraryWith({ versions: ["2025-11-25"] })
       const conn = yield* modern(server)
       for (const method of ["server/discover", "tools/list"]) {
         const reply = yield* conn.call(method)

@@ -118,7 +118,7 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
           Middleware.provide(CurrentUser, () => Effect.map(Db, (d) => ({ name: d.get("user") })))
         ]
       })
-      const server = yield* Effect.provide(McpServer.McpServerService, Layer.provide(serverLayer, db("app")))
+      const server = yield* Effect.provide(McpServer.McpServer, Layer.provide(serverLayer, db("app")))
       const conn = yield* connect(server, rev)
       assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "lookup", arguments: { key: "k" } })), "app:k")
       assert.strictEqual(

@@ -61,9 +61,9 @@ describe("typed services", () => {
 
   it("a service nothing provides is required by make and layer", () => {
     expectTypeOf(McpServer.layer({ name: "s", version: "1", tools: [lookup, whoami], middleware: [currentUser] }))
-      .toEqualTypeOf<Layer.Layer<McpServer.McpServerService, McpServer.DefinitionError, Db>>()
+      .toEqualTypeOf<Layer.Layer<McpServer.McpServer, McpServer.DefinitionError, Db>>()
     expectTypeOf(McpServer.layer({ name: "s", version: "1", tools: [lookup, whoami] }))
-      .toEqualTypeOf<Layer.Layer<McpServer.McpServerService, McpServer.DefinitionError, Db | CurrentUser>>()
+      .toEqualTypeOf<Layer.Layer<McpServer.McpServer, McpServer.DefinitionError, Db | CurrentUser>>()
     // Every kind of definition counts, and so does what a middleware itself needs.
     const all = McpServer.make({
       name: "s",
@@ -112,7 +112,7 @@ describe("typed services", () => {
       expectTypeOf(McpServer.addTool(server, whoami)).toEqualTypeOf<
         Effect.Effect<void, McpServer.DefinitionError, never>
       >()
-      // A server seen without its services (e.g. through McpServerService) offers none.
+      // A server seen without its services (e.g. through the McpServer Tag) offers none.
       const untyped: McpServer.McpServer = server
       expectTypeOf(McpServer.addTool(untyped, whoami)).toEqualTypeOf<
         Effect.Effect<void, McpServer.DefinitionError, CurrentUser>
@@ -125,12 +125,12 @@ describe("typed services", () => {
     expectTypeOf(part).toEqualTypeOf<Part.Part<CurrentUser | Db>>()
     const promptsOnly = { prompts: [Prompt.make({ name: "q", handler: () => Effect.map(Db, (db) => db.get("q")) })] }
     expectTypeOf(Part.layer({ name: "s", version: "1" }, [promptsOnly]))
-      .toEqualTypeOf<Layer.Layer<McpServer.McpServerService, Part.PartError | McpServer.DefinitionError, Db>>()
+      .toEqualTypeOf<Layer.Layer<McpServer.McpServer, Part.PartError | McpServer.DefinitionError, Db>>()
     const built = Effect.map(
       Audit,
       (audit) => Part.make({ tools: [Tool.make({ name: "a", handler: () => audit.record("a") })] })
     )
     expectTypeOf(Part.layer({ name: "s", version: "1", middleware: [currentUser] }, [part, built, { tools: [plain] }]))
-      .toEqualTypeOf<Layer.Layer<McpServer.McpServerService, Part.PartError | McpServer.DefinitionError, Db | Audit>>()
+      .toEqualTypeOf<Layer.Layer<McpServer.McpServer, Part.PartError | McpServer.DefinitionError, Db | Audit>>()
   })
 })

@@ -84,7 +84,7 @@ describe("Part", () => {
       )
       assert.strictEqual(layerError._tag, "PartError")
       const ok = yield* Layer.build(Part.layer({ name: "p", version: "1" }, [{ tools: [tool("z")] }]))
-      const server = Context.get(ok, McpServer.McpServerService)
+      const server = Context.get(ok, McpServer.McpServer)
       expect((yield* McpServer.capabilities(server)).tools).toEqual({})
     }))
 
@@ -102,7 +102,7 @@ describe("Part", () => {
         version: "1",
         middleware: [Middleware.provide(Caller, (req) => Effect.succeed({ name: req.ctx.clientInfo?.name ?? "?" }))]
       }, [part]).pipe(Layer.provide(Layer.succeed(Clock, { now: () => "13:00" })))
-      const server = Context.get(yield* Layer.build(layer), McpServer.McpServerService)
+      const server = Context.get(yield* Layer.build(layer), McpServer.McpServer)
       const client = yield* McpClient.connect(yield* InProcess.client(server), { name: "zoe" })
       assert.strictEqual(Content.textOf(yield* client.callTool("time")), "13:00")
       assert.strictEqual(Content.textOf(yield* client.callTool("caller")), "zoe")

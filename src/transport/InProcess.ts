@@ -12,6 +12,7 @@ import * as Stream from "effect/Stream"
 import { withTimeout } from "../internal/client/deadline.js"
 import { makeRequestHandlers } from "../internal/client/requestHandlers.js"
 import * as Connection from "../internal/server/connection.js"
+import * as Service from "../internal/server/service.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
 import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
@@ -87,7 +88,7 @@ export const client = (
 ): Effect.Effect<InProcessClientTransport> =>
   Effect.gen(function*() {
     const handlers = yield* makeRequestHandlers(options.onRequest)
-    const connection = yield* Connection.makeUnscoped(server, {
+    const connection = yield* Connection.makeUnscoped(Service.internal(server), {
       session: yield* McpServer.makeSession,
       duplicateIds: "reject",
       maxInFlight: options.maxInFlight
@@ -201,3 +202,16 @@ export const client = (
     }
     return transport
   })
+
+/**
+ * {@link client} for the `McpServer.McpServer` service of the context: a client transport
+ * connected to the server an application built with `McpServer.layer`, e.g.
+ * `McpClient.connect(yield* InProcess.clientFromService())` in a test of an app made of Layers.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const clientFromService = (
+  options: ClientOptions = {}
+): Effect.Effect<InProcessClientTransport, never, McpServer.McpServer> =>
+  Effect.flatMap(McpServer.McpServer, (server) => client(server, options))

@@ -225,7 +225,7 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
   )
 
 /**
- * A layer that serves the `McpServerService` over the given streams in the background, for apps
+ * A layer that serves the `McpServer.McpServer` service over the given streams in the background, for apps
  * composed of layers. The serving fiber lives in the layer's scope: it stops when the layer is
  * released, and a `TransportError` is logged. It does **not** end the program when `stdin`
  * ends: a process that should exit at EOF (an MCP server spawned by a client, MCP 2025-11-25, Transports, stdio)
@@ -236,9 +236,9 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
  */
 export const layerServer = <E, E2, R, R2>(
   options: ServeOptions<E, E2, R, R2>
-): Layer.Layer<never, never, McpServer.McpServerService | R | R2> =>
+): Layer.Layer<never, never, McpServer.McpServer | R | R2> =>
   Layer.scopedDiscard(
-    Effect.flatMap(McpServer.McpServerService, (server) =>
+    Effect.flatMap(McpServer.McpServer, (server) =>
       internal.serve(server, options).pipe(
         Effect.catchTag("TransportError", (e) => Effect.logError("the stdio server stopped", e)),
         Effect.forkScoped

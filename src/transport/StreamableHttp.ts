@@ -57,11 +57,12 @@ import type * as Scope from "effect/Scope"
 import * as NodeHttp from "node:http"
 import * as Auth from "../Auth.js"
 import * as HttpLimits from "../internal/node/httpLimits.js"
+import * as Service from "../internal/server/service.js"
 import * as internalClient from "../internal/transport/http/client.js"
 import * as internalServer from "../internal/transport/http/server.js"
 import * as Http from "../internal/transport/http/wire.js"
 import type * as JsonRpc from "../JsonRpc.js"
-import type * as McpServer from "../McpServer.js"
+import * as McpServer from "../McpServer.js"
 import type * as OAuth from "../OAuth.js"
 import type { ClientTransport } from "../Transport.js"
 
@@ -191,7 +192,8 @@ export type Handler = internalServer.Handler
 export const handler: (
   server: McpServer.McpServer,
   options?: ServerOptions
-) => Effect.Effect<Handler, never, Scope.Scope> = internalServer.makeHandler
+) => Effect.Effect<Handler, never, Scope.Scope> = (server, options) =>
+  internalServer.makeHandler(Service.internal(server), options)
 
 /**
  * An `HttpRouter` with the endpoint at `options.path` (default `/mcp`), to combine with yours:
@@ -206,7 +208,7 @@ export const router = (
   options: ServerOptions = {}
 ): Effect.Effect<HttpRouter.HttpRouter, never, Scope.Scope> =>
   Effect.map(
-    internalServer.makeHandler(server, options),
+    internalServer.makeHandler(Service.internal(server), options),
     (h) => {
       const mcp = HttpRouter.all(HttpRouter.empty, options.path ?? internalServer.DEFAULT_PATH, h)
       return options.auth === undefined
@@ -226,20 +228,26 @@ export const metadataHandler = (config: Auth.ResourceServer): Effect.Effect<Http
   Effect.orDie(HttpServerResponse.json(Auth.metadata(config)))
 
 /**
- * Registers the endpoint (all methods at `options.path`, default `/mcp`) in the app's
- * `HttpLayerRouter`; serving is left to `HttpLayerRouter.serve`. Sessions live as long as the layer.
+ * Registers the endpoint of the `McpServer.McpServer` service (all methods at `options.path`,
+ * default `/mcp`) in the app's `HttpLayerRouter`; serving is left to `HttpLayerRouter.serve`.
+ * Sessions live as long as the layer. For a server value rather than the service, provide it:
+ * `Layer.provide(StreamableHttp.layer(options), Layer.succeed(McpServer.McpServer, server))`, or
+ * use {@link router} / {@link handler}.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
-  server: McpServer.McpServer,
   options: ServerOptions = {}
-): Layer.Layer<never, never, HttpLayerRouter.HttpRouter> =>
+): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | McpServer.McpServer> =>
   HttpLayerRouter.use((r) =>
     Effect.flatMap(
-      internalServer.makeHandler(server, options),
-      (h) => r.add("*", options.path ?? internalServer.DEFAULT_PATH, h)
+      McpServer.McpServer,
+      (server) =>
+        Effect.flatMap(
+          internalServer.makeHandler(Service.internal(server), options),
+          (h) => r.add("*", options.path ?? internalServer.DEFAULT_PATH, h)
+        )
     )
   )
 
@@ -338,7 +346,7 @@ export const serve = (
         Effect.ensuring(Effect.sync(() => node.closeAllConnections()))
       )
     )
-    const endpoint = yield* internalServer.makeHandler(server, {
+    const endpoint = yield* internalServer.makeHandler(Service.internal(server), {
       ...options,
       path,
       allowedHosts: options.allowedHosts ?? (Http.isLoopbackAddress(host) ? Http.loopbackHosts : "any")
@@ -377,16 +385,17 @@ export const serve = (
 export class ServerAddress extends Context.Tag("presa-mcp/StreamableHttp/ServerAddress")<ServerAddress, Address>() {}
 
 /**
- * {@link serve} as a Layer: listens while the layer lives and provides its {@link ServerAddress}.
- * Fails with `ServeError` when the port cannot be bound.
+ * {@link serve} as a Layer: serves the `McpServer.McpServer` service over HTTP while the layer
+ * lives and provides its {@link ServerAddress} (port `0` picks a free one). Fails with
+ * `ServeError` when the port cannot be bound. {@link serve} is the same for a server value.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerServer = (
-  server: McpServer.McpServer,
   options: ServeOptions = {}
-): Layer.Layer<ServerAddress, HttpServerError.ServeError> => Layer.scoped(ServerAddress, serve(server, options))
+): Layer.Layer<ServerAddress, HttpServerError.ServeError, McpServer.McpServer> =>
+  Layer.scoped(ServerAddress, Effect.flatMap(McpServer.McpServer, (server) => serve(server, options)))
 
 // ---------------------------------------------------------------------------------------------
 // client

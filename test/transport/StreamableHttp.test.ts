@@ -30,6 +30,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import * as NodeHttp from "node:http"
+import * as Service from "../../src/internal/server/service.js"
 import * as Sessions from "../../src/internal/transport/http/session.js"
 import * as JsonRpc from "../../src/JsonRpc.js"
 import * as McpClient from "../../src/McpClient.js"
@@ -634,7 +635,7 @@ describe("StreamableHttp mounted in an app", () => {
       const probe = yield* makeProbe
       const server = yield* makeServer(probe)
       const routes = Layer.mergeAll(
-        StreamableHttp.layer(server),
+        StreamableHttp.layer().pipe(Layer.provide(Layer.succeed(McpServer.McpServer, server))),
         HttpLayerRouter.add("GET", "/health", HttpServerResponse.text("ok"))
       )
       const ctx = yield* Layer.build(
@@ -1172,7 +1173,7 @@ describe("legacy session store", () => {
         maxSessions: 2,
         idleTimeout: Duration.infinity,
         replayBufferSize: 2,
-        server: yield* McpServer.make({ name: "store", version: "1.0.0" }),
+        server: Service.internal(yield* McpServer.make({ name: "store", version: "1.0.0" })),
         connection: {}
       })
       const core = yield* McpServer.makeSession
@@ -1216,7 +1217,7 @@ describe("legacy session store", () => {
         maxSessions: 3,
         idleTimeout: Duration.infinity,
         replayBufferSize: 10,
-        server: yield* McpServer.make({ name: "store", version: "1.0.0" }),
+        server: Service.internal(yield* McpServer.make({ name: "store", version: "1.0.0" })),
         connection: {}
       })
       const make = Effect.flatMap(McpServer.makeSession, (core) => Effect.map(store.create(core), Option.getOrThrow))
@@ -1249,7 +1250,7 @@ describe("legacy session store", () => {
         idleTimeout: Duration.infinity,
         initializeTimeout: Duration.seconds(30),
         replayBufferSize: 10,
-        server,
+        server: Service.internal(server),
         connection: {}
       })
       const handshake = (completed: boolean) =>
@@ -1284,7 +1285,7 @@ describe("legacy session store", () => {
         maxSessions: 10,
         idleTimeout: Duration.minutes(30),
         replayBufferSize: 10,
-        server: yield* McpServer.make({ name: "store", version: "1.0.0" }),
+        server: Service.internal(yield* McpServer.make({ name: "store", version: "1.0.0" })),
         connection: {}
       })
       const idle = Option.getOrThrow(yield* store.create(yield* McpServer.makeSession))

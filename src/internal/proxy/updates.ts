@@ -97,7 +97,7 @@ export const followUpdates = (state: State, link: Link, interest: Interest): Eff
     Effect.filter([...interested.keys()].sort(), (uri) => owns(state, link, uri))
   const triggers = Stream.merge(
     Stream.map(interest.changes, () => undefined),
-    Stream.map(state.server.state.changes, () => undefined)
+    Stream.map(state.server.changes, () => undefined)
   )
   return triggers.pipe(
     Stream.mapEffect(() => Effect.flatMap(SubscriptionRef.get(interest), wanted)),

@@ -10,7 +10,7 @@ import * as Cluster from "../../Cluster.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Task from "../../Task.js"
 import * as Skill from "../skill/build.js"
-import { type AnyOptions, memoryBus, type Options, type Server } from "./model.js"
+import { type AnyOptions, type Core, memoryBus, type Options } from "./model.js"
 import * as InputState from "./requestState.js"
 import * as Defs from "./snapshot.js"
 import * as Tasks from "./tasks.js"
@@ -20,7 +20,7 @@ import * as Tasks from "./tasks.js"
  * request, beneath the request's own environment and what the middlewares provide. `McpServer.make` types what that environment must hold; here the
  * definitions' service types are erased.
  */
-export const make = <S = never>(typed: AnyOptions): Effect.Effect<Server<S>, Defs.DefinitionError> =>
+export const make = (typed: AnyOptions): Effect.Effect<Core, Defs.DefinitionError> =>
   Effect.gen(function*() {
     const options = typed as Options
     const context = yield* Effect.context<never>()
@@ -43,13 +43,13 @@ export const make = <S = never>(typed: AnyOptions): Effect.Effect<Server<S>, Def
       ? options.inputState.keys
       : [InputState.randomSecret()]
     const tasks = options.tasks === undefined ? undefined : yield* Tasks.makeRuntime(options.tasks, shutdown)
-    return { info, options, context, versions, state, events, shutdown, stateKeys, tasks }
+    return { info, options, context, versions, state, events, stopped: shutdown, stateKeys, tasks }
   })
 
 /** Capabilities per snapshot: derived once, not on every request (a snapshot never changes). */
 const capabilitiesCache = new WeakMap<Defs.Snapshot, McpSchema.ServerCapabilities>()
 
-export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
+export const capabilities = (server: Core, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
   const cached = capabilitiesCache.get(snapshot)
   if (cached !== undefined) return cached
   const caps = deriveCapabilities(server, snapshot)
@@ -57,7 +57,7 @@ export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema
   return caps
 }
 
-const deriveCapabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
+const deriveCapabilities = (server: Core, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
   const caps: Record<string, Record<string, unknown>> = {}
   const listChanged = server.options.listChanged === true ? { listChanged: true } : {}
   if (snapshot.tools.length > 0) caps.tools = { ...listChanged }

@@ -14,6 +14,7 @@ import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as JsonSchema from "../../JsonSchema.js"
 import * as McpSchema from "../../McpSchema.js"
+import type { McpServer as PublicServer } from "../../McpServer.js"
 import type * as Prompt from "../../Prompt.js"
 import type { AuthInfo, RequestContext, RequestContextShape } from "../../RequestContext.js"
 import type * as Resource from "../../Resource.js"
@@ -152,27 +153,35 @@ export const memoryBus: Effect.Effect<ChangeBus> = Effect.map(PubSub.unbounded<C
 }))
 
 /**
- * A server value: its options and the `SubscriptionRef` of definition snapshots. `Services`
- * (type-level only, contravariant) are the services its handlers can count on: what `make`
- * captured from its environment and what its middlewares provide.
+ * A server's internals: its options, the `SubscriptionRef` of definition snapshots, the change
+ * bus, the shutdown signal and the `requestState` keys. Never part of the public type: the
+ * library's own modules reach them through `internal(server)` (`./service.ts`).
  */
-export interface Server<Services = never> {
+export interface Core {
   readonly info: McpSchema.Implementation
   /** The options, with the definitions' service types erased (the server provides them). */
   readonly options: Options
   /** The environment `make` captured: provided (under the middlewares) to every request. */
   readonly context: Context.Context<never>
-  readonly "~services"?: ((_: Services) => void) | undefined
   readonly versions: ReadonlyArray<McpSchema.ProtocolVersion>
   readonly state: SubscriptionRef.SubscriptionRef<Defs.Snapshot>
   /** Change events: list changes and resource updates (`Cluster.ChangeBus` of `make`'s context, else in memory). */
   readonly events: ChangeBus
-  readonly shutdown: Deferred.Deferred<void>
+  /** Completed by `shutdown`: every open `subscriptions/listen` ends gracefully. */
+  readonly stopped: Deferred.Deferred<void>
   /** HMAC keys for `requestState` (the first signs, all verify). */
   readonly stateKeys: ReadonlyArray<string>
   /** The Tasks extension's machinery, when the `tasks` option is set. */
   readonly tasks?: Tasks.Runtime | undefined
 }
+
+/**
+ * The server as the library sees it: the public service (`McpServer.McpServer`, whose methods
+ * close over this same object) and its internals. `Services` (type-level only, contravariant) are
+ * the services its handlers can count on: what `make` captured from its environment and what its
+ * middlewares provide.
+ */
+export interface Server<Services = never> extends Core, PublicServer<Services> {}
 
 /** What a legacy session knows once `initialize` was answered. */
 export interface SessionState {

@@ -125,8 +125,8 @@ export const listen = (
         Effect.zipRight(Effect.never)
       )
       const stop = transportShutdown === undefined
-        ? Deferred.await(server.shutdown)
-        : Effect.raceFirst(Deferred.await(server.shutdown), Deferred.await(transportShutdown))
+        ? Deferred.await(server.stopped)
+        : Effect.raceFirst(Deferred.await(server.stopped), Deferred.await(transportShutdown))
       yield* Effect.raceFirst(forward, stop)
     }))
     return { _meta: meta }
@@ -188,4 +188,4 @@ export const resourceUpdated = (server: Server, uri: string): Effect.Effect<void
   server.events.publish({ _tag: "ResourceUpdated", uri })
 
 /** Ends every `subscriptions/listen` gracefully (their result is sent). */
-export const shutdown = (server: Server): Effect.Effect<void> => Deferred.succeed(server.shutdown, undefined)
+export const shutdown = (server: Server): Effect.Effect<void> => Deferred.succeed(server.stopped, undefined)

@@ -21,6 +21,7 @@ import { TransportError } from "../../../Transport.js"
 import type * as Stdio from "../../../transport/Stdio.js"
 import { nextTick } from "../../runtime.js"
 import * as Connection from "../../server/connection.js"
+import * as Service from "../../server/service.js"
 import * as Frame from "./frame.js"
 
 /** What `serve` takes: the public options, and the direct Node streams `Stdio.run` passes. */
@@ -69,7 +70,7 @@ export const serve = <E, E2, R, R2>(
     const output = options.writable === undefined
       ? yield* sinkOutput(options.stdout, writeTimeout)
       : yield* writableOutput(options.writable, writeTimeout)
-    const connection = yield* Connection.make(server, {
+    const connection = yield* Connection.make(Service.internal(server), {
       session: yield* McpServer.makeSession,
       maxInFlight: options.maxInFlight,
       duplicateIds: "ignore",
