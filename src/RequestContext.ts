@@ -1,6 +1,11 @@
 /**
- * The request context every handler receives as its last argument, and can also reach as the
- * Effect service {@link RequestContext}.
+ * The request context of the request being served.
+ *
+ * One primary way to reach it: the handler's last argument, `ctx` (tools, resources, templates,
+ * prompts, completions, `visible` predicates; middlewares get it as `req.ctx`). The
+ * {@link RequestContext} service holds the same object for code a handler calls that should not
+ * take `ctx` as a parameter (a helper several tools share, the `Input` functions); every request
+ * provides it, and it never counts among a definition's required services.
  *
  * @since 0.1.0
  */
@@ -74,7 +79,10 @@ export interface AuthInfo {
 }
 
 /**
- * The request context as an Effect service: `yield* RequestContext` inside a handler.
+ * The request context as an Effect service, for code a handler calls that should not take the
+ * handler's `ctx` argument as a parameter: `yield* RequestContext` yields the same object. Inside
+ * a handler, prefer `ctx`. Every request provides it; definitions' and `McpServer.make`'s
+ * required services never include it.
  *
  * @since 0.1.0
  * @category models
