@@ -233,7 +233,7 @@ describe("Stdio.serve (in memory)", () => {
       expect(error.cause).toBe("EPIPE")
     }))
 
-  it.scopedLive("layerServer serves the McpServerService in the background", () =>
+  it.scopedLive("layerServer serves the McpServer service in the background", () =>
     Effect.gen(function*() {
       const stdin = yield* Mailbox.make<Uint8Array>()
       const out = yield* Queue.unbounded<Uint8Array>()
