@@ -372,7 +372,8 @@ export type CompleteRef = { readonly type: "ref/prompt"; readonly name: string }
 }
 
 /**
- * A connected client.
+ * A connected client: what {@link connect} yields, and the service of the {@link McpClient} Tag
+ * (given by {@link layer}).
  *
  * Calls that may get `input_required` (`tools/call`, `prompts/get`, `resources/read`, and any
  * `request`) answer each round with the {@link InputHandlers} and retry with a new id, the same
