@@ -98,7 +98,7 @@ const targets: Record<string, () => Promise<void>> = {
         const server = yield* McpServer.make({
           name: "presa-bench",
           version: "0.0.0",
-          tools: [Tool.make({
+          tools: [Tool.fromJsonSchema({
             name: "echo",
             inputSchema: ECHO_INPUT_SCHEMA,
             handler: (args) => Effect.succeed(typeof args.text === "string" ? args.text : "")

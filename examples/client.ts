@@ -3,12 +3,13 @@
  *   npx tsx examples/client.ts
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Content, InProcess, McpClient } from "presa-mcp"
 import { makeLibrary } from "./library-definitions.js"
 
-const program = Effect.gen(function*() {
-  const server = yield* makeLibrary
-  const client = yield* McpClient.connect(yield* InProcess.client(server))
+/** The calls: the program needs only the client service, whatever the transport. */
+const calls = Effect.gen(function*() {
+  const client = yield* McpClient.McpClient
   console.log("era:", client.info.era, client.info.protocolVersion)
   console.log("capabilities:", Object.keys(client.info.capabilities).join(", "))
   console.log("tools:", (yield* client.listAllTools).map((t) => t.name).join(", "))
@@ -22,8 +23,13 @@ const program = Effect.gen(function*() {
   console.log("introduce alan →", Content.textOf(yield* client.getPrompt("introduce", { id: "alan" })))
   const completion = yield* client.complete({ type: "ref/prompt", name: "introduce" }, "id", "a")
   console.log("complete id 'a' →", completion.values.join(", "))
-  yield* client.close
 })
+
+// The client Layer over an in-process transport; its Scope (that of `Effect.provide`) closes the client.
+const program = Effect.flatMap(
+  makeLibrary,
+  (server) => calls.pipe(Effect.provide(McpClient.layer().pipe(Layer.provide(InProcess.layerClient(server)))))
+)
 
 Effect.runPromise(program).catch((e) => {
   console.error(e)

@@ -49,7 +49,7 @@ const host = values.host ?? process.env.HOST ?? "127.0.0.1"
 
 /** A learned tool: it answers with its own name. */
 const learned = (name: string) =>
-  Tool.make({ name, description: `A tool learned at run time.`, handler: () => `I am ${name}` })
+  Tool.fromJsonSchema({ name, description: `A tool learned at run time.`, handler: () => `I am ${name}` })
 
 const CONFIRM = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } as const
 
@@ -59,7 +59,7 @@ const main = Effect.gen(function*() {
   /** Adds a learned tool here unless this instance has it (a duplicate name is a `DefinitionError`). */
   const addLearned = (server: McpServer.McpServer, name: string) =>
     McpServer.addTool(server, learned(name)).pipe(Effect.catchTag("DefinitionError", () => Effect.void))
-  const learn = Tool.make({
+  const learn = Tool.fromJsonSchema({
     name: "learn",
     description: "Adds a tool named `name` on every instance.",
     inputSchema: { type: "object", properties: { name: { type: "string", minLength: 1 } }, required: ["name"] },
@@ -76,7 +76,7 @@ const main = Effect.gen(function*() {
         return `learned ${tool}`
       })
   })
-  const touch = Tool.make({
+  const touch = Tool.fromJsonSchema({
     name: "touch",
     description: "Announces that file:///readme.txt changed.",
     handler: () =>
@@ -84,7 +84,7 @@ const main = Effect.gen(function*() {
         Effect.as("touched file:///readme.txt")
       )
   })
-  const slow = Tool.make({
+  const slow = Tool.fromJsonSchema({
     name: "slow",
     description: "Runs for `seconds` (default 30) unless cancelled.",
     inputSchema: { type: "object", properties: { seconds: { type: "number", minimum: 0, maximum: 30 } } },
@@ -95,7 +95,7 @@ const main = Effect.gen(function*() {
         Effect.as("slept")
       )
   })
-  const confirm = Tool.make({
+  const confirm = Tool.fromJsonSchema({
     name: "confirm",
     description: "Asks twice whether to do `what`.",
     inputSchema: { type: "object", properties: { what: { type: "string" } }, required: ["what"] },

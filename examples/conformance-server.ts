@@ -69,22 +69,22 @@ const describeElicit = (result: Input.ElicitResult): string =>
 // ---------------------------------------------------------------------------------------------
 
 const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<Tool.Tool> => [
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_simple_text",
     description: "Returns a simple text response",
     handler: () => "This is a simple text response for testing."
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_image_content",
     description: "Returns an image (1x1 PNG)",
     handler: () => Content.blocks([Content.image(PNG, "image/png")])
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_audio_content",
     description: "Returns an audio clip (WAV)",
     handler: () => Content.blocks([Content.audio(WAV, "audio/wav")])
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_embedded_resource",
     description: "Returns an embedded text resource",
     handler: () =>
@@ -92,7 +92,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         Content.embeddedResource("test://embedded-resource", "This is an embedded resource content.", "text/plain")
       ])
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_multiple_content_types",
     description: "Returns text, an image and an embedded resource",
     handler: () =>
@@ -106,7 +106,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         )
       ])
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_tool_with_logging",
     description: "Sends three log messages while it runs",
     handler: (_args, ctx) =>
@@ -119,7 +119,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         return "Tool with logging executed successfully"
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_tool_with_progress",
     description: "Reports progress 0, 50, 100 (of 100)",
     handler: (_args, ctx) =>
@@ -132,12 +132,12 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         return "Progress test completed"
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_error_handling",
     description: "Always returns a tool error",
     handler: () => Effect.fail(new Tool.ToolError({ message: "This tool intentionally returns an error for testing" }))
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_sampling",
     description: "Asks the client's model (sampling/createMessage)",
     inputSchema: {
@@ -151,7 +151,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         (result) => `LLM response: ${textOfSample(result)}`
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_elicitation",
     description: "Asks the user for a username and an email (elicitation/create)",
     inputSchema: {
@@ -172,7 +172,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         (result) => `User response: ${describeElicit(result)}`
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_elicitation_sep1034_defaults",
     description: "Elicitation whose fields have default values (SEP-1034)",
     handler: () =>
@@ -196,7 +196,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         (result) => `Elicitation completed: ${describeElicit(result)}`
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_elicitation_sep1330_enums",
     description: "Elicitation with every enum schema variant (SEP-1330)",
     handler: () =>
@@ -246,18 +246,18 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         (result) => `Elicitation completed: ${describeElicit(result)}`
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_reconnection",
     description: "SSE polling test (SEP-1699)",
     handler: () => "Reconnection test completed successfully"
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "json_schema_2020_12_tool",
     description: "Tool with JSON Schema 2020-12 features",
     inputSchema: JSON_SCHEMA_2020_12,
     handler: (args) => `Received: ${JSON.stringify(args)}`
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_missing_capability",
     description: "Needs the client's sampling capability (-32021 without it)",
     handler: (_args, ctx) =>
@@ -265,7 +265,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         ? Effect.fail(McpServer.McpError.missingClientCapability({ sampling: {} }))
         : Effect.succeed("Success")
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_streaming_elicitation",
     description: "Streams progress and answers, never sending a request on the stream",
     handler: (_args, ctx) =>
@@ -274,12 +274,12 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         return "Streaming completed without server-to-client requests"
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_logging_tool",
     description: "Logs one message (only when the request sets a log level)",
     handler: (_args, ctx) => Effect.as(McpServer.log(ctx, "info", "test_logging_tool ran"), "Logged")
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_trigger_tool_change",
     description: "Announces a tools list change",
     handler: () =>
@@ -287,7 +287,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         Effect.as("Tool list change announced")
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_trigger_prompt_change",
     description: "Announces a prompts list change",
     handler: () =>
@@ -296,7 +296,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
       )
   }),
   // --- multi round-trip requests (2026-07-28, FIXTURES.md §4.8) ---
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_input_required_result_elicitation",
     description: "MRTR: asks for the user's name",
     handler: () =>
@@ -305,7 +305,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         (r) => `Hello, ${String(r.content?.name ?? "stranger")}!`
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_input_required_result_sampling",
     description: "MRTR: asks the client's model",
     handler: () =>
@@ -317,7 +317,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         (r) => `Sampled: ${textOfSample(r)}`
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_input_required_result_list_roots",
     description: "MRTR: asks for the client's roots",
     handler: () =>
@@ -326,7 +326,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         (r) => `Roots: ${r.roots.map((root) => root.uri).join(", ")}`
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_input_required_result_request_state",
     description: "MRTR: asks for a confirmation, carrying requestState",
     handler: () =>
@@ -342,7 +342,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         return `${restored ? "state-ok" : "state-missing"}: confirmed=${String(answer.content?.ok)}`
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_input_required_result_multiple_inputs",
     description: "MRTR: three questions of different kinds at once",
     handler: () =>
@@ -361,7 +361,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         }, roots=${answers.roots.roots.length}`
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_input_required_result_multi_round",
     description: "MRTR: two rounds of questions",
     handler: () =>
@@ -377,7 +377,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         return `${String(step1.content?.name)} likes ${String(step2.content?.color)}`
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_input_required_result_tampered_state",
     description: "MRTR: a signed requestState; a tampered one is refused",
     handler: () =>
@@ -391,7 +391,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         return `Confirmed: ${String(answer.content?.ok)}`
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_input_required_result_capabilities",
     description: "MRTR: asks only for what the client declared",
     handler: (_args, ctx) =>
@@ -410,7 +410,7 @@ const tools = (server: Deferred.Deferred<McpServer.McpServer>): ReadonlyArray<To
         )
         : Effect.map(Input.roots({ key: "client_roots" }), (r) => `Roots: ${r.roots.length}`)
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_header_param",
     description: "Echoes its region, mirrored in the Mcp-Param-Region header (SEP-2243)",
     inputSchema: {
@@ -434,13 +434,13 @@ const CONFIRM_SCHEMA: JsonObject = {
 }
 
 const taskTools: ReadonlyArray<Tool.Tool> = [
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "greet",
     description: "Greets someone (always synchronous)",
     inputSchema: NAME_SCHEMA,
     handler: (args) => `Hello, ${String(args.name)}!`
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "slow_compute",
     description: "Sleeps `seconds` seconds, reporting progress, then answers (a task for clients with the extension)",
     inputSchema: {
@@ -459,20 +459,20 @@ const taskTools: ReadonlyArray<Tool.Tool> = [
         return `Computed ${String(args.label ?? "result")} in ${seconds}s`
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "failing_job",
     description: "Fails with a tool error after about a second (a task; needs the extension)",
     task: "required",
     handler: () =>
       Effect.zipRight(Effect.sleep("1 second"), Effect.fail(new Tool.ToolError({ message: "The job failed" })))
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "protocol_error_job",
     description: "Fails with a JSON-RPC internal error (the task ends failed)",
     task: "optional",
     handler: () => Effect.fail(JsonRpc.McpError.internalError("The job hit an internal error"))
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "confirm_delete",
     description: "Asks the user to confirm deleting a file, then reports it",
     inputSchema: { type: "object", properties: { filename: { type: "string" } }, required: ["filename"] },
@@ -484,7 +484,7 @@ const taskTools: ReadonlyArray<Tool.Tool> = [
           r.action === "accept" && r.content?.confirm === true ? `Deleted ${String(args.filename)}` : "Kept the file"
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "multi_input",
     description: "Asks two questions at once",
     task: "optional",
@@ -497,7 +497,7 @@ const taskTools: ReadonlyArray<Tool.Tool> = [
         ({ confirm, name }) => `name=${String(name.content?.name)} confirm=${String(confirm.content?.confirm)}`
       )
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "test_tool_with_task",
     description: "Asks for the user's name in the request (MRTR), then runs as a task",
     // The policy runs in the request: the name is gathered before the task exists, and the handler

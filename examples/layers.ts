@@ -7,6 +7,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { McpServer, Resource, Tool } from "presa-mcp"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 
@@ -17,8 +18,8 @@ const GreeterLive = Layer.succeed(Greeter, { greet: (name) => `Hello, ${name}!` 
 const greet = Tool.make({
   name: "greet",
   description: "Greets someone",
-  inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-  handler: (args) => Effect.map(Greeter, (g) => g.greet(String(args.name)))
+  parameters: Schema.Struct({ name: Schema.String }),
+  handler: ({ name }) => Effect.map(Greeter, (g) => g.greet(name))
 })
 
 // Layer<never, DefinitionError, McpServer>: the tool's Greeter comes from GreeterLive.

@@ -15,7 +15,7 @@ const people: ReadonlyMap<string, string> = new Map([["ada", "Ada Lovelace"], ["
 
 const completeId = (value: string) => [...people.keys()].filter((id) => id.startsWith(value)).sort()
 
-export const add = Tool.make({
+export const add = Tool.fromJsonSchema({
   name: "add",
   title: "Add numbers",
   description: "Adds a list of numbers and returns their sum.",
@@ -30,7 +30,7 @@ export const add = Tool.make({
     Effect.succeed({ sum: Array.isArray(numbers) ? numbers.reduce((a: number, n) => a + Number(n), 0) : 0 })
 })
 
-export const logo = Tool.make({
+export const logo = Tool.fromJsonSchema({
   name: "logo",
   description: "Returns the logo as an image.",
   handler: () => Content.blocks([Content.text("Here is the logo:"), Content.image(LOGO_PNG, "image/png")])

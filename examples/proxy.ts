@@ -34,7 +34,7 @@ const { values } = parseArgs({
   }
 })
 
-const now = Tool.make({
+const now = Tool.fromJsonSchema({
   name: "now",
   description: "The current time (ISO 8601, UTC).",
   annotations: { readOnlyHint: true },

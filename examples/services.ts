@@ -45,7 +45,7 @@ const currentUser = Middleware.provide(
   (request) => Effect.succeed({ name: request.ctx.auth?.subject ?? request.ctx.clientInfo?.name ?? "anonymous" })
 )
 
-const addNote = Tool.typed({
+const addNote = Tool.make({
   name: "add_note",
   description: "Saves a note for the caller",
   parameters: Schema.Struct({ text: Schema.String }),
@@ -57,7 +57,7 @@ const addNote = Tool.typed({
     })
 })
 
-const myNotes = Tool.make({
+const myNotes = Tool.fromJsonSchema({
   name: "my_notes",
   description: "Lists the caller's notes",
   handler: () =>

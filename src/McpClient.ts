@@ -14,8 +14,10 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -28,7 +30,7 @@ import type * as McpSchema from "./McpSchema.js"
 import type * as Skill from "./Skill.js"
 import type * as Task from "./Task.js"
 import type * as Telemetry from "./Telemetry.js"
-import type { ClientTransport, RequestOptions, TransportError } from "./Transport.js"
+import { ClientTransport, type RequestOptions, type TransportError } from "./Transport.js"
 
 /**
  * A local client failure, never a peer's JSON-RPC error (that is `McpError`). `reason`:
@@ -370,7 +372,8 @@ export type CompleteRef = { readonly type: "ref/prompt"; readonly name: string }
 }
 
 /**
- * A connected client.
+ * A connected client: what {@link connect} yields, and the service of the {@link McpClient} Tag
+ * (given by {@link layer}).
  *
  * Calls that may get `input_required` (`tools/call`, `prompts/get`, `resources/read`, and any
  * `request`) answer each round with the {@link InputHandlers} and retry with a new id, the same
@@ -496,6 +499,51 @@ export interface McpClient {
   /** Closes the transport. */
   readonly close: Effect.Effect<void>
 }
+
+/**
+ * The service Tag of a connected client (the service is the {@link McpClient} interface, what
+ * {@link connect} yields): `yield* McpClient.McpClient` in a program given {@link layer}.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export const McpClient: Context.Tag<McpClient, McpClient> = Context.GenericTag<McpClient>("presa-mcp/McpClient")
+
+/**
+ * A Layer of the {@link McpClient} service: {@link connect}s over the `ClientTransport` it is
+ * given (a transport Layer: `Stdio.layerClient`, `StreamableHttp.layerClient`,
+ * `InProcess.layerClient`) with `options`. The Layer's Scope owns the connection: closing it closes
+ * the client and its transport (stdio: stdin is closed and the process ends; HTTP: a legacy
+ * session is ended with DELETE). Fails to build as {@link connect} fails.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import { McpClient } from "presa-mcp"
+ * import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+ *
+ * const ClientLive = McpClient.layer({ name: "my-app", requestTimeout: "30 seconds" }).pipe(
+ *   Layer.provide(StreamableHttp.layerClient({ url: "http://127.0.0.1:3000/mcp" }))
+ * )
+ * const tools = Effect.gen(function*() {
+ *   const client = yield* McpClient.McpClient
+ *   return yield* client.listAllTools
+ * })
+ * const main = tools.pipe(Effect.provide(ClientLive))
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<McpClient, CallError, ClientTransport> =>
+  Layer.scoped(
+    McpClient,
+    Effect.flatMap(
+      ClientTransport,
+      (transport) => Effect.acquireRelease(connect(transport, options), (client) => client.close)
+    )
+  )
 
 /**
  * Connects over `transport`: probes with `server/discover` (modern), falls back to the

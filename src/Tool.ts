@@ -1,6 +1,7 @@
 /**
- * Tool definitions: plain records with a handler. A tool declares its arguments either as a JSON
- * Schema (`inputSchema`) or as an Effect Schema (`parameters`, see {@link typed}).
+ * Tool definitions: plain records with a handler. A tool declares its arguments as an Effect Schema
+ * (`parameters`, see {@link make}: the handler gets them decoded and typed) or, explicitly, as a raw
+ * JSON Schema (`inputSchema`, see {@link fromJsonSchema}).
  *
  * Spec: Server › Tools (2026-07-28 and 2025-11-25); SEP-1303 (argument errors are tool results).
  *
@@ -103,23 +104,24 @@ export interface JsonTool<R = never> extends Common {
 
 /**
  * A tool whose arguments (and optionally result) are Effect Schemas: `parameters` (decoded type
- * `A`) and `success` (its encoded form becomes `structuredContent`).
+ * `A`, encoded `I`; default: no arguments) and `success` (its encoded form becomes
+ * `structuredContent`). The shape {@link make} takes.
  *
  * @since 0.1.0
  * @category models
  */
 export interface TypedTool<A, I, O, OI, R = never> extends Common {
-  readonly parameters: Schema.Schema<A, I>
+  readonly parameters?: Schema.Schema<A, I>
   readonly success?: Schema.Schema<O, OI>
   readonly handler: (
     args: A,
     ctx: RequestContextShape
-  ) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
+  ) => HandlerResult<NoInfer<O> | ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
 }
 
 /**
- * A tool definition as the server takes it: a JSON Schema tool. Typed tools become one through
- * {@link typed}. `R`: the services its handler needs besides `RequestContext` (default none).
+ * A tool definition as the server takes it: a JSON Schema tool. Schema tools ({@link make}) compile
+ * to one. `R`: the services its handler needs besides `RequestContext` (default none).
  *
  * @since 0.1.0
  * @category models
@@ -143,32 +145,69 @@ export type Any = JsonTool<unknown>
 export type Services<T> = T extends { readonly handler: infer H } ? HandlerServices<H> : never
 
 /**
- * Defines a JSON Schema tool (identity; gives the handler's arguments their type and infers the
- * services `R` its handler needs besides `RequestContext`).
+ * Defines a tool from a raw JSON Schema (`inputSchema`, `outputSchema`): the handler gets the
+ * arguments as a `JsonObject` that the server has validated against `inputSchema` (an invalid call
+ * is -32602 in the 2026-07-28 era, an `isError` result in the legacy era; SEP-1303). Identity at
+ * run time; infers the services `R` its handler needs besides `RequestContext`. Use it for a schema
+ * that comes from elsewhere (a proxy, a file, a spec fixture); {@link make} derives the schema from
+ * an Effect Schema and types the arguments.
  *
- * @since 0.1.0
+ * @example
+ * ```ts
+ * import { Tool } from "presa-mcp"
+ *
+ * const echo = Tool.fromJsonSchema({
+ *   name: "echo",
+ *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+ *   handler: (args) => String(args.text)
+ * })
+ * ```
+ *
+ * @since 0.2.0
  * @category constructors
  */
-export const make = <R = never>(tool: JsonTool<R>): JsonTool<Exclude<R, RequestContext>> =>
+export const fromJsonSchema = <R = never>(tool: JsonTool<R>): JsonTool<Exclude<R, RequestContext>> =>
   // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
   tool as JsonTool<Exclude<R, RequestContext>>
 
 /**
- * Defines a tool from Effect Schemas. `inputSchema` (and `outputSchema` from `success`) are
- * derived with `JSONSchema.make` (2020-12 target, `$schema` left out so the MCP default dialect
- * applies); the server validates arguments against that JSON Schema first (same messages as any
- * tool), then the arguments are decoded with `parameters`; a decode failure is an `isError`
- * result `Invalid arguments at <pointer>: <message>`. With `success`, the handler's value is
- * encoded with it and sent as `structuredContent` (plus its JSON as text).
+ * Defines a tool from Effect Schemas: the handler gets its arguments decoded with `parameters`,
+ * typed `A` (no `parameters`: no arguments, `{}`). `inputSchema` (and `outputSchema` from
+ * `success`) are derived with `JSONSchema.make` (2020-12 target, `$schema` left out so the MCP
+ * default dialect applies). The server validates arguments against that JSON Schema first (the same
+ * messages as a {@link fromJsonSchema} tool), then decodes them with `parameters`; a decode failure
+ * is an `isError` result `Invalid arguments at <pointer>: <message>`. With `success`, the handler's
+ * value is encoded with it and sent as `structuredContent` (plus its JSON as text; a non-object
+ * success is sent as `{value}`). Infers the services `R` its handler needs besides
+ * `RequestContext`.
+ *
+ * @example
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { Tool } from "presa-mcp"
+ *
+ * const add = Tool.make({
+ *   name: "add",
+ *   description: "Adds numbers",
+ *   parameters: Schema.Struct({ numbers: Schema.Array(Schema.Number) }),
+ *   success: Schema.Struct({ sum: Schema.Number }),
+ *   handler: ({ numbers }) => ({ sum: numbers.reduce((a, b) => a + b, 0) })
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const typed = <A, I, O = never, OI = never, R = never>(
-  tool: TypedTool<A, I, O, OI, R>
-): JsonTool<Exclude<R, RequestContext>> => {
+export const make: {
+  <O = never, OI = never, R = never>(
+    tool: TypedTool<NoArguments, NoArguments, O, OI, R> & { readonly parameters?: undefined }
+  ): JsonTool<Exclude<R, RequestContext>>
+  <A, I, O = never, OI = never, R = never>(
+    tool: TypedTool<A, I, O, OI, R> & { readonly parameters: Schema.Schema<A, I> }
+  ): JsonTool<Exclude<R, RequestContext>>
+} = <A, I, O, OI, R>(tool: TypedTool<A, I, O, OI, R>): JsonTool<Exclude<R, RequestContext>> => {
   const { handler, parameters, success, ...common } = tool
-  const decode = S.decodeUnknown(parameters)
+  const decode = parameters === undefined ? undefined : S.decodeUnknown(parameters)
   const encode = success === undefined ? undefined : S.encode(success)
   const derivedOutput = success === undefined ? undefined : deriveJsonSchema(success)
   // structuredContent must be an object: a non-object success is sent as `{value}`.
@@ -180,24 +219,38 @@ export const typed = <A, I, O = never, OI = never, R = never>(
     : derivedOutput
   const compiled: JsonTool<R> = {
     ...common,
-    inputSchema: deriveInputSchema(parameters),
+    inputSchema: parameters === undefined ? EMPTY_OBJECT : deriveInputSchema(parameters),
     ...(outputSchema === undefined ? {} : { outputSchema }),
     handler: (args, ctx) =>
-      decode(args).pipe(
-        Effect.mapError((e) => new ToolError({ message: formatParseError("Invalid arguments", e) })),
-        Effect.flatMap((decoded) => lift(() => handler(decoded, ctx))),
-        Effect.flatMap((out): Effect.Effect<ToolReturn> =>
-          encode === undefined || !isSuccessValue(out)
-            ? Effect.succeed(asToolReturn(out))
-            : encode(out as O).pipe(
-              Effect.orDie,
-              Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
-            )
+      (decode === undefined
+        // No `parameters` (the first overload): `A` is `NoArguments`, the empty object.
+        ? Effect.succeed(NO_ARGUMENTS as A)
+        : decode(args).pipe(
+          Effect.mapError((e) => new ToolError({ message: formatParseError("Invalid arguments", e) }))
+        )).pipe(
+          Effect.flatMap((value) => lift(() => handler(value, ctx))),
+          Effect.flatMap((out): Effect.Effect<ToolReturn> =>
+            encode === undefined || !isSuccessValue(out)
+              ? Effect.succeed(asToolReturn(out))
+              : encode(out as O).pipe(
+                Effect.orDie,
+                Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
+              )
+          )
         )
-      )
   }
-  return make(compiled)
+  return fromJsonSchema(compiled)
 }
+
+const NO_ARGUMENTS: NoArguments = {}
+
+/**
+ * The arguments of a {@link make} tool without `parameters`: none.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type NoArguments = Readonly<Record<never, never>>
 
 const EMPTY_OBJECT: JsonRpc.JsonObject = { type: "object", properties: {} }
 

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -118,3 +119,32 @@ export interface ClientTransport {
    */
   readonly peer?: Telemetry.Peer | undefined
 }
+
+/**
+ * The service Tag of a {@link ClientTransport}: what `McpClient.layer` connects over. The
+ * transports provide it as Layers (`Stdio.layerClient`, `StreamableHttp.layerClient`,
+ * `InProcess.layerClient`), each owning the transport for the Layer's Scope; a transport of your
+ * own is `Layer.scoped(Transport.ClientTransport, acquire)` (or `Layer.succeed`).
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import { McpClient } from "presa-mcp"
+ * import * as Stdio from "presa-mcp/transport/Stdio"
+ *
+ * const ClientLive = McpClient.layer({ name: "my-app" }).pipe(
+ *   Layer.provide(Stdio.layerClient({ command: "node", args: ["server.js"] }))
+ * )
+ * const program = Effect.gen(function*() {
+ *   const client = yield* McpClient.McpClient
+ *   return yield* client.listAllTools
+ * }).pipe(Effect.provide(ClientLive))
+ * ```
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export const ClientTransport: Context.Tag<ClientTransport, ClientTransport> = Context.GenericTag<ClientTransport>(
+  "presa-mcp/Transport/ClientTransport"
+)

@@ -124,12 +124,12 @@ const expectCode = (run: Run, code: number) =>
 // ---------------------------------------------------------------------------------------------
 // The HTTP server of this test: the library plus tools for isError, progress, elicitation
 
-const fail = Tool.make({
+const fail = Tool.fromJsonSchema({
   name: "fail",
   description: "Always fails as a tool.",
   handler: () => Effect.fail(new Tool.ToolError({ message: "it failed" }))
 })
-const slow = Tool.make({
+const slow = Tool.fromJsonSchema({
   name: "slow",
   description: "Reports progress 1..3 of 3, then answers done.",
   handler: (_args, ctx) =>
@@ -141,7 +141,7 @@ const slow = Tool.make({
       return "done"
     })
 })
-const ask = Tool.make({
+const ask = Tool.fromJsonSchema({
   name: "ask",
   description: "Asks the user for a name and echoes the answer's action.",
   handler: () =>
@@ -349,7 +349,7 @@ describe.concurrent("presa-mcp against the library over HTTP", () => {
     const { closed, seen, waitFor } = watch(child)
     await waitFor(() => seen.stderr.includes("listening:"), "listening")
     assert.strictEqual(seen.stdout, "")
-    const extra = Tool.make({ name: "extra", description: "added while listening", handler: () => "x" })
+    const extra = Tool.fromJsonSchema({ name: "extra", description: "added while listening", handler: () => "x" })
     if (server === undefined) return assert.fail("no server")
     await Effect.runPromise(McpServer.addTool(server, extra))
     await waitFor(() => seen.stdout.includes("\n"), "a notification")

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { InProcess, McpClient, McpServer, Tool } from "presa-mcp"
 
 const tool = (name: string, properties: Record<string, unknown>) =>
-  Tool.make({ name, inputSchema: { type: "object", properties }, handler: () => "ok" })
+  Tool.fromJsonSchema({ name, inputSchema: { type: "object", properties }, handler: () => "ok" })
 
 describe("x-mcp-header validation in tools/list", () => {
   it.effect("keeps valid annotations, drops every kind of invalid one", () =>

@@ -65,7 +65,7 @@ describe("amplification: an error quotes request values only up to a bound", () 
         const server = yield* makeLibrary
         yield* McpServer.addTool(
           server,
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "strict",
             inputSchema: { type: "object", properties: {}, additionalProperties: false },
             handler: () => "ok"
@@ -182,7 +182,7 @@ describe("names that are also Object.prototype members", () => {
           name: "proto",
           version: "1.0.0",
           tools: PROTO_NAMES.map((n) =>
-            Tool.make({
+            Tool.fromJsonSchema({
               name: n,
               inputSchema: {
                 type: "object",
@@ -346,7 +346,7 @@ describe("defect names", () => {
   class Fine extends Error {
     override name = "QuotaError"
   }
-  const tool = (name: string, error: () => Error) => Tool.make({ name, handler: () => Effect.die(error()) })
+  const tool = (name: string, error: () => Error) => Tool.fromJsonSchema({ name, handler: () => Effect.die(error()) })
 
   describe.each(ERAS)("%s", (rev) => {
     it.effect("only an identifier of at most 64 characters goes out; anything else reads Error", () =>
@@ -414,7 +414,7 @@ describe("validator time: pattern runs on strings of at most 4,096 code units", 
         name: "patterns",
         version: "1.0.0",
         tools: [
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "p",
             inputSchema: { type: "object", properties: { s: { type: "string", pattern: "^(\\d+)*$" } } },
             handler: () => "ok"

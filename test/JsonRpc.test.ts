@@ -239,7 +239,10 @@ describe("McpServer.dispatch: JSON-RPC envelope", () => {
           name: "t",
           version: "1",
           tools: [
-            Tool.make({ name: "count", handler: () => Ref.updateAndGet(calls, (n) => n + 1).pipe(Effect.asVoid) })
+            Tool.fromJsonSchema({
+              name: "count",
+              handler: () => Ref.updateAndGet(calls, (n) => n + 1).pipe(Effect.asVoid)
+            })
           ]
         })
         const conn = yield* connect(server, rev)

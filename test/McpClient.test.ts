@@ -135,7 +135,7 @@ describe("McpClient over InProcess", () => {
         name: "paged",
         version: "1",
         pageSize: 2,
-        tools: ["a", "b", "c", "d", "e"].map((name) => Tool.make({ name, handler: () => name }))
+        tools: ["a", "b", "c", "d", "e"].map((name) => Tool.fromJsonSchema({ name, handler: () => name }))
       })
       const { checked, client } = yield* connect(server)
       const before = yield* Ref.get(checked)
@@ -178,7 +178,7 @@ describe("McpClient over InProcess", () => {
 
   it.effect("the client sends its info and capabilities (modern: per request; legacy: in initialize)", () =>
     Effect.gen(function*() {
-      const whoami = Tool.make({
+      const whoami = Tool.fromJsonSchema({
         name: "whoami",
         handler: (_args, ctx) => ({
           era: ctx.era,
@@ -253,7 +253,7 @@ describe("McpClient over InProcess", () => {
         name: "p",
         version: "1",
         tools: [
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "work",
             handler: (_args, ctx) =>
               Effect.gen(function*() {
@@ -290,7 +290,7 @@ describe("McpClient over InProcess", () => {
         name: "slow",
         version: "1",
         tools: [
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "slow",
             handler: () => Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)
           })
@@ -311,8 +311,8 @@ describe("McpClient over InProcess", () => {
         name: "timed",
         version: "1",
         tools: [
-          Tool.make({ name: "never", handler: () => Effect.never }),
-          Tool.make({ name: "later", handler: () => Effect.as(Effect.sleep("600 millis"), "late but here") })
+          Tool.fromJsonSchema({ name: "never", handler: () => Effect.never }),
+          Tool.fromJsonSchema({ name: "later", handler: () => Effect.as(Effect.sleep("600 millis"), "late but here") })
         ]
       })
       const patient = (yield* connect(server, { requestTimeout: "30 seconds" })).client

@@ -12,7 +12,7 @@ import * as TestClock from "effect/TestClock"
 import { InProcess, Input, McpClient, McpServer, Resource, Tool, type Transport } from "presa-mcp"
 import { recording } from "./support/Wire.js"
 
-const tool = (name: string) => Tool.make({ name, handler: () => name })
+const tool = (name: string) => Tool.fromJsonSchema({ name, handler: () => name })
 
 const makeServer = (patch: Partial<McpServer.Options> = {}) =>
   McpServer.make({

@@ -46,11 +46,11 @@ const makeServer = (patch: Partial<McpServer.Options> = {}) =>
     version: "1.0.0",
     logging: true,
     tools: [
-      Tool.make({
+      Tool.fromJsonSchema({
         name: "greet",
         handler: () => Effect.map(Input.elicit("Who are you?", SCHEMA), (r) => `hello ${String(r.content?.name)}`)
       }),
-      Tool.make({
+      Tool.fromJsonSchema({
         name: "all",
         handler: () =>
           Effect.map(
@@ -67,7 +67,7 @@ const makeServer = (patch: Partial<McpServer.Options> = {}) =>
               })
           )
       }),
-      Tool.make({
+      Tool.fromJsonSchema({
         name: "twice",
         handler: () =>
           Effect.gen(function*() {
@@ -76,11 +76,11 @@ const makeServer = (patch: Partial<McpServer.Options> = {}) =>
             return `${String(a.content?.name)} then ${String(b.content?.name)}`
           })
       }),
-      Tool.make({
+      Tool.fromJsonSchema({
         name: "url",
         handler: () => Effect.map(Input.elicitUrl("Sign in", "https://example.com/auth"), (r) => `url ${r.action}`)
       }),
-      Tool.make({
+      Tool.fromJsonSchema({
         name: "work",
         handler: (_args, ctx) =>
           Effect.gen(function*() {

@@ -41,8 +41,8 @@ const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | 
 // helpers
 // ---------------------------------------------------------------------------------------------
 
-const echo = Tool.make({ name: "echo", handler: () => "echo" })
-const extra = (name: string) => Tool.make({ name, handler: () => name })
+const echo = Tool.fromJsonSchema({ name: "echo", handler: () => "echo" })
+const extra = (name: string) => Tool.fromJsonSchema({ name, handler: () => name })
 
 const makeServer = (patch: Partial<McpServer.Options> = {}) =>
   McpServer.make({

@@ -73,18 +73,18 @@ const NAME_SCHEMA = { type: "object", properties: { name: { type: "string" } }, 
 const people = ["ada", "alan", "grace"]
 
 const memTools = [
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "echo",
     inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
     handler: ({ text }) => String(text)
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "args",
     description: "Returns its arguments as JSON",
     inputSchema: ARGS_SCHEMA,
     handler: (args) => Content.blocks([Content.text(JSON.stringify(args))])
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "work",
     inputSchema: { type: "object", properties: { item: { type: "string" } } },
     handler: ({ item }, ctx) =>
@@ -95,12 +95,12 @@ const memTools = [
         return "worked"
       })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "fail",
     handler: () => Effect.fail(McpServer.McpError.invalidParams("no such thing", { why: "test" }))
   }),
-  Tool.make({ name: "oops", handler: () => Effect.fail(new Tool.ToolError({ message: "tool broke" })) }),
-  Tool.make({
+  Tool.fromJsonSchema({ name: "oops", handler: () => Effect.fail(new Tool.ToolError({ message: "tool broke" })) }),
+  Tool.fromJsonSchema({
     name: "ask",
     handler: () =>
       Effect.map(
@@ -165,11 +165,11 @@ const makeWeb = (interrupted: Deferred.Deferred<void>) =>
       version: "1.0.0",
       logging: true,
       tools: [
-        Tool.make({
+        Tool.fromJsonSchema({
           name: "slow",
           handler: () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))
         }),
-        Tool.make({
+        Tool.fromJsonSchema({
           name: "report",
           handler: (_args, ctx) =>
             Effect.gen(function*() {
@@ -207,7 +207,7 @@ const makeLiar = Effect.gen(function*() {
   return yield* McpServer.make({
     name: "liar",
     version: "1.0.0",
-    tools: [Tool.make({ name: "status", handler: () => "fine" })],
+    tools: [Tool.fromJsonSchema({ name: "status", handler: () => "fine" })],
     skills: [
       yield* Skill.make("good-skill", { "SKILL.md": skillMd("good-skill") }),
       yield* Skill.make("bad-skill", { "SKILL.md": skillMd("bad-skill"), "notes.md": "notes\n" })
@@ -451,7 +451,7 @@ layer(FixtureLive, { excludeTestServices: true, timeout: "60 seconds" })("McpPro
       const { front, logs, mem } = yield* Fixture
       const subscription = yield* front.listen({ toolsListChanged: true })
       assert.deepStrictEqual(subscription.acknowledged, { toolsListChanged: true })
-      yield* McpServer.addTool(mem, Tool.make({ name: "added", handler: () => "new" }))
+      yield* McpServer.addTool(mem, Tool.fromJsonSchema({ name: "added", handler: () => "new" }))
       const first = yield* bounded(Stream.runHead(subscription.notifications))
       assert.strictEqual(
         Option.map(first, (n) => n.method).pipe(Option.getOrUndefined),
@@ -499,14 +499,14 @@ describe("McpProxy collisions and prefixes", () => {
       const a = yield* clientOf({
         name: "a",
         version: "1",
-        tools: [Tool.make({ name: "b_c", handler: () => "a" })],
+        tools: [Tool.fromJsonSchema({ name: "b_c", handler: () => "a" })],
         resources: [shared],
         skills: [yield* codeReview]
       })
       const b = yield* clientOf({
         name: "b",
         version: "1",
-        tools: [Tool.make({ name: "c", handler: () => "b" })],
+        tools: [Tool.fromJsonSchema({ name: "c", handler: () => "b" })],
         resources: [shared],
         skills: [yield* codeReview]
       })
@@ -522,7 +522,11 @@ describe("McpProxy collisions and prefixes", () => {
 
   it.live("invalid or repeated prefixes → ProxyError Prefix", () =>
     Effect.gen(function*() {
-      const a = yield* clientOf({ name: "a", version: "1", tools: [Tool.make({ name: "t", handler: () => "a" })] })
+      const a = yield* clientOf({
+        name: "a",
+        version: "1",
+        tools: [Tool.fromJsonSchema({ name: "t", handler: () => "a" })]
+      })
       const twice = yield* Effect.flip(McpProxy.make([{ prefix: "p", client: a }, { prefix: "p", client: a }]))
       assert.strictEqual(twice.reason, "Prefix")
       const bad = yield* Effect.flip(McpProxy.make([{ prefix: "no spaces", client: a }]))
@@ -590,8 +594,8 @@ describe("McpProxy with a backend that dies", () => {
         name: "slowpoke",
         version: "1",
         tools: [
-          Tool.make({ name: "slow", handler: () => Effect.as(Effect.sleep("5 seconds"), "late") }),
-          Tool.make({ name: "quick", handler: () => "quick" })
+          Tool.fromJsonSchema({ name: "slow", handler: () => Effect.as(Effect.sleep("5 seconds"), "late") }),
+          Tool.fromJsonSchema({ name: "quick", handler: () => "quick" })
         ]
       })
       const client = yield* McpClient.connect(yield* InProcess.client(server), { requestTimeout: "200 millis" })

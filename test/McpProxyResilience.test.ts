@@ -99,8 +99,8 @@ const makeWeb = McpServer.make({
   name: "web",
   version: "1.0.0",
   tools: [
-    Tool.make({ name: "status", handler: () => "green" }),
-    Tool.make({
+    Tool.fromJsonSchema({ name: "status", handler: () => "green" }),
+    Tool.fromJsonSchema({
       name: "colour",
       handler: () =>
         Effect.map(
@@ -108,7 +108,7 @@ const makeWeb = McpServer.make({
           (r) => `colour ${JSON.stringify(r.content ?? {})}`
         )
     }),
-    Tool.make({ name: "secret", handler: () => "hidden" })
+    Tool.fromJsonSchema({ name: "secret", handler: () => "hidden" })
   ]
 })
 
@@ -206,7 +206,7 @@ describe("McpProxy reconnects its backends", () => {
         const other = yield* McpServer.make({
           name: "other",
           version: "1",
-          tools: [Tool.make({ name: "here", handler: () => "here" })]
+          tools: [Tool.fromJsonSchema({ name: "here", handler: () => "here" })]
         })
         const proxy = yield* McpProxy.make([legacyStdio(gate, pids, "v1", SDK_V1_SERVER), {
           prefix: "other",
@@ -252,7 +252,7 @@ describe("McpProxy reconnects its backends", () => {
       const other = yield* McpServer.make({
         name: "other",
         version: "1",
-        tools: [Tool.make({ name: "here", handler: () => "here" })]
+        tools: [Tool.fromJsonSchema({ name: "here", handler: () => "here" })]
       })
       const proxy = yield* McpProxy.make([late, {
         prefix: "other",
@@ -282,7 +282,7 @@ describe("McpProxy reconnects its backends", () => {
       const other = yield* McpServer.make({
         name: "other",
         version: "1",
-        tools: [Tool.make({ name: "here", handler: () => "here" })]
+        tools: [Tool.fromJsonSchema({ name: "here", handler: () => "here" })]
       })
       const proxy = yield* McpProxy.make([{
         prefix: "other",

@@ -225,7 +225,7 @@ describe("reference library (examples/library-definitions.ts)", () => {
     it.effect("addTool(late) → add, logo, late; removeTool(late) → gone", () =>
       Effect.gen(function*() {
         const conn = yield* library(rev)
-        yield* McpServer.addTool(conn.server, Tool.make({ name: "late", handler: () => "I was late" }))
+        yield* McpServer.addTool(conn.server, Tool.fromJsonSchema({ name: "late", handler: () => "I was late" }))
         expect(names(resultOf(yield* conn.call("tools/list")).tools)).toEqual(["add", "logo", "late"])
         assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "late" })), "I was late")
         yield* McpServer.removeTool(conn.server, "late")
@@ -271,7 +271,7 @@ describe("reference library (examples/library-definitions.ts)", () => {
       const server = yield* makeLibrary
       yield* McpServer.addTool(
         server,
-        Tool.make({
+        Tool.fromJsonSchema({
           name: "slow",
           handler: () =>
             Effect.gen(function*() {
@@ -336,7 +336,9 @@ describe("live changes (addTool, addResource, …)", () => {
       const server = yield* makeLibrary
       const conn = yield* modern(server)
       const before = yield* conn.call("tools/list")
-      const dup = yield* Effect.either(McpServer.addTool(server, Tool.make({ name: "add", handler: () => "x" })))
+      const dup = yield* Effect.either(
+        McpServer.addTool(server, Tool.fromJsonSchema({ name: "add", handler: () => "x" }))
+      )
       assert.isTrue(Either.isLeft(dup) && dup.left._tag === "DefinitionError")
       const badTemplate = yield* Effect.either(
         McpServer.addResourceTemplate(
@@ -1311,7 +1313,7 @@ describe("completion/complete", () => {
 // =============================================================================================
 
 describe("pagination", () => {
-  const tool = (name: string) => Tool.make({ name, handler: () => name })
+  const tool = (name: string) => Tool.fromJsonSchema({ name, handler: () => name })
   const five = build({ pageSize: 2, tools: ["a", "b", "c", "d", "e"].map(tool) })
 
   describe.each(ERAS)("%s", (rev) => {
@@ -1646,7 +1648,7 @@ describe("dispatch with HTTP headers: validation order (protocol.md §3.3)", () 
     Effect.gen(function*() {
       const server = yield* build({
         tools: [
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "deploy",
             inputSchema: { type: "object", properties: { count: { type: "integer", "x-mcp-header": "Count" } } },
             handler: ({ count }) => `deployed ${String(count)}`
@@ -1691,7 +1693,7 @@ describe("request context", () => {
       const sent = yield* Ref.make<ReadonlyArray<unknown>>([])
       const server = yield* build({
         tools: [
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "progress",
             handler: (_args, ctx) =>
               ctx.progressToken === undefined
@@ -1727,7 +1729,7 @@ describe("request context", () => {
       Effect.gen(function*() {
         const seen = Effect.map(RequestContext.RequestContext, (c) => `${c.method} ${String(c.requestId)} ${c.era}`)
         const server = yield* build({
-          tools: [Tool.make({ name: "t", handler: () => seen })],
+          tools: [Tool.fromJsonSchema({ name: "t", handler: () => seen })],
           resources: [Resource.make({ uri: "x://r", name: "r", handler: () => seen })],
           resourceTemplates: [
             Resource.template({
@@ -1777,8 +1779,8 @@ describe("a failure of an undeclared type is a defect, in every era", () => {
   const untyped = <A>(error: unknown): Effect.Effect<A> => Effect.fail(error) as unknown as Effect.Effect<A>
   const server = build({
     tools: [
-      Tool.make({ name: "odd", handler: () => untyped({ _tag: "Oops", secret: "secret-1" }) }),
-      Tool.make({ name: "plain", handler: () => untyped(new Error("secret-2")) })
+      Tool.fromJsonSchema({ name: "odd", handler: () => untyped({ _tag: "Oops", secret: "secret-1" }) }),
+      Tool.fromJsonSchema({ name: "plain", handler: () => untyped(new Error("secret-2")) })
     ],
     prompts: [Prompt.make({ name: "odd", handler: () => untyped({ _tag: "Oops", secret: "secret-3" }) })],
     resources: [Resource.make({ uri: "test://odd", name: "odd", handler: () => untyped("secret-4") })]

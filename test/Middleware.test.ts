@@ -40,7 +40,7 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       const server = yield* McpServer.make({
         name: "mw",
         version: "1",
-        tools: [Tool.make({ name: "echo", handler: () => "hi" })],
+        tools: [Tool.fromJsonSchema({ name: "echo", handler: () => "hi" })],
         middleware: [mark("a"), mark("b")]
       })
       const conn = yield* connect(server, rev)
@@ -58,7 +58,7 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       const server = yield* McpServer.make({
         name: "mw",
         version: "1",
-        tools: [Tool.make({ name: "echo", handler: () => Effect.as(Ref.update(ran, (n) => n + 1), "hi") })],
+        tools: [Tool.fromJsonSchema({ name: "echo", handler: () => Effect.as(Ref.update(ran, (n) => n + 1), "hi") })],
         middleware: [(req, next) =>
           req.method === "tools/call" && get(req.params, "arguments", "deny") === true
             ? Effect.fail(McpServer.McpError.invalidParams("denied by policy", { policy: "deny" }))
@@ -86,8 +86,8 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
         name: "mw",
         version: "1",
         tools: [
-          Tool.make({ name: "whoami", handler: () => Effect.map(CurrentUser, (u) => u.name) }),
-          Tool.make({ name: "lookup", handler: () => Effect.map(Db, (d) => d.get("k")) })
+          Tool.fromJsonSchema({ name: "whoami", handler: () => Effect.map(CurrentUser, (u) => u.name) }),
+          Tool.fromJsonSchema({ name: "lookup", handler: () => Effect.map(Db, (d) => d.get("k")) })
         ],
         middleware: [
           Middleware.provide(CurrentUser, (req) => Effect.succeed({ name: `user-of-${req.ctx.era}` })),
@@ -111,7 +111,9 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       const serverLayer = McpServer.layer({
         name: "mw",
         version: "1",
-        tools: [Tool.make({ name: "lookup", handler: (args) => Effect.map(Db, (d) => d.get(String(args.key))) })],
+        tools: [
+          Tool.fromJsonSchema({ name: "lookup", handler: (args) => Effect.map(Db, (d) => d.get(String(args.key))) })
+        ],
         resources: [Resource.make({ uri: "x://a", name: "a", handler: () => Effect.map(Db, (d) => d.get("a")) })],
         prompts: [Prompt.make({ name: "p", handler: () => Effect.map(Db, (d) => d.get("p")) })],
         middleware: [
@@ -133,7 +135,7 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       const overriding = yield* McpServer.make({
         name: "mw",
         version: "1",
-        tools: [Tool.make({ name: "lookup", handler: () => Effect.map(Db, (d) => d.get("k")) })],
+        tools: [Tool.fromJsonSchema({ name: "lookup", handler: () => Effect.map(Db, (d) => d.get("k")) })],
         middleware: [Middleware.provide(Db, () => Effect.succeed({ get: (key: string) => `request:${key}` }))]
       }).pipe(Effect.provide(db("app")))
       const conn2 = yield* connect(overriding, rev)
@@ -145,7 +147,7 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       const server = yield* McpServer.make({
         name: "mw",
         version: "1",
-        tools: [Tool.make({
+        tools: [Tool.fromJsonSchema({
           name: "span",
           handler: () => Effect.zipWith(Db, Effect.orDie(Effect.currentSpan), (d, span) => d.get(span.name))
         })]
@@ -159,12 +161,12 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       const server = yield* McpServer.make({
         name: "mw",
         version: "1",
-        tools: [Tool.make({ name: "whoami", handler: () => Effect.map(CurrentUser, (u) => u.name) })],
+        tools: [Tool.fromJsonSchema({ name: "whoami", handler: () => Effect.map(CurrentUser, (u) => u.name) })],
         middleware: [Middleware.provide(CurrentUser, () => Effect.succeed({ name: "ann" }))]
       })
       yield* McpServer.addTool(
         server,
-        Tool.make({ name: "both", handler: () => Effect.zipWith(CurrentUser, Db, (u, d) => d.get(u.name)) })
+        Tool.fromJsonSchema({ name: "both", handler: () => Effect.zipWith(CurrentUser, Db, (u, d) => d.get(u.name)) })
       ).pipe(Effect.provideService(Db, { get: (key: string) => `added:${key}` }))
       const conn = yield* connect(server, rev)
       assert.strictEqual(textAt(yield* conn.call("tools/call", { name: "both" })), "added:ann")
@@ -177,7 +179,7 @@ describe.each(ERAS)("middleware (%s)", (rev) => {
       const server = yield* McpServer.make({
         name: "mw",
         version: "1",
-        tools: [Tool.make({ name: "echo", handler: () => "ok" })],
+        tools: [Tool.fromJsonSchema({ name: "echo", handler: () => "ok" })],
         middleware: [limit]
       })
       const conn = yield* connect(server, rev)
@@ -200,7 +202,7 @@ describe("middleware and tasks (2026-07-28)", () => {
         name: "mw",
         version: "1",
         tasks: {},
-        tools: [Tool.make({
+        tools: [Tool.fromJsonSchema({
           name: "report",
           task: "required",
           handler: () => Effect.zipWith(CurrentUser, Db, (u, d) => d.get(u.name))
@@ -233,8 +235,8 @@ describe.each(ERAS)("visibility (%s)", (rev) => {
         name: "vis",
         version: "1",
         tools: [
-          Tool.make({ name: "public", handler: () => "p" }),
-          Tool.make({ name: "secret", visible: adminOnly, handler: () => "s" })
+          Tool.fromJsonSchema({ name: "public", handler: () => "p" }),
+          Tool.fromJsonSchema({ name: "secret", visible: adminOnly, handler: () => "s" })
         ],
         prompts: [Prompt.make({ name: "hidden", visible: () => Effect.succeed(false), handler: () => "x" })],
         resources: [Resource.make({ uri: "x://hidden", name: "hidden", visible: () => false, handler: () => "x" })],
@@ -269,9 +271,9 @@ describe.each(ERAS)("visibility (%s)", (rev) => {
         name: "vis",
         version: "1",
         tools: [
-          Tool.make({ name: "listed", visible: () => methodIs("tools/list"), handler: () => "l" }),
-          Tool.make({ name: "called", visible: () => methodIs("tools/call"), handler: () => "c" }),
-          Tool.make({
+          Tool.fromJsonSchema({ name: "listed", visible: () => methodIs("tools/list"), handler: () => "l" }),
+          Tool.fromJsonSchema({ name: "called", visible: () => methodIs("tools/call"), handler: () => "c" }),
+          Tool.fromJsonSchema({
             name: "throws",
             visible: () => {
               throw new Error("predicate bug")
@@ -290,7 +292,12 @@ describe.each(ERAS)("visibility (%s)", (rev) => {
     Effect.gen(function*() {
       const tools = Array.from(
         { length: 25 },
-        (_, i) => Tool.make({ name: `t${String(i).padStart(2, "0")}`, visible: () => i % 5 >= 2, handler: () => "ok" })
+        (_, i) =>
+          Tool.fromJsonSchema({
+            name: `t${String(i).padStart(2, "0")}`,
+            visible: () => i % 5 >= 2,
+            handler: () => "ok"
+          })
       )
       const server = yield* McpServer.make({ name: "vis", version: "1", tools, pageSize: 10 })
       const conn = yield* connect(server, rev)
@@ -311,8 +318,8 @@ describe("visibility per caller, through the client", () => {
         name: "vis",
         version: "1",
         tools: [
-          Tool.make({ name: "public", handler: () => "p" }),
-          Tool.make({ name: "secret", visible: adminOnly, handler: () => "s" })
+          Tool.fromJsonSchema({ name: "public", handler: () => "p" }),
+          Tool.fromJsonSchema({ name: "secret", visible: adminOnly, handler: () => "s" })
         ]
       })
       const admin = yield* McpClient.connect(yield* InProcess.client(server), { name: "admin" })

@@ -15,7 +15,7 @@ class CurrentUser extends Context.Tag("types/CurrentUser")<CurrentUser, { readon
 class Db extends Context.Tag("types/Db")<Db, { readonly get: (key: string) => string }>() {}
 class Audit extends Context.Tag("types/Audit")<Audit, { readonly record: (line: string) => Effect.Effect<void> }>() {}
 
-const whoami = Tool.make({
+const whoami = Tool.fromJsonSchema({
   name: "whoami",
   handler: () =>
     Effect.gen(function*() {
@@ -24,8 +24,11 @@ const whoami = Tool.make({
       return `${user.name} (${ctx.era})`
     })
 })
-const lookup = Tool.make({ name: "lookup", handler: (args) => Effect.map(Db, (db) => db.get(String(args.key))) })
-const plain = Tool.make({ name: "plain", handler: () => "hi" })
+const lookup = Tool.fromJsonSchema({
+  name: "lookup",
+  handler: (args) => Effect.map(Db, (db) => db.get(String(args.key)))
+})
+const plain = Tool.fromJsonSchema({ name: "plain", handler: () => "hi" })
 const currentUser = Middleware.provide(CurrentUser, (request) => Effect.succeed({ name: request.ctx.era }))
 const audited = Middleware.make((request, next) =>
   Effect.flatMap(Audit, (audit) => Effect.zipRight(audit.record(request.method), next))
@@ -36,7 +39,7 @@ describe("typed services", () => {
     expectTypeOf(whoami).toEqualTypeOf<Tool.Tool<CurrentUser>>()
     expectTypeOf(lookup).toEqualTypeOf<Tool.Tool<Db>>()
     expectTypeOf(plain).toEqualTypeOf<Tool.Tool>()
-    expectTypeOf(Tool.typed({
+    expectTypeOf(Tool.make({
       name: "typed",
       parameters: Schema.Struct({ key: Schema.String }),
       handler: ({ key }) => Effect.map(Db, (db) => db.get(key))
@@ -102,7 +105,7 @@ describe("typed services", () => {
   it("live additions require only what the server does not offer", () => {
     Effect.gen(function*() {
       const server = yield* McpServer.make({ name: "s", version: "1", tools: [whoami], middleware: [currentUser] })
-      const both = Tool.make({
+      const both = Tool.fromJsonSchema({
         name: "both",
         handler: () => Effect.zipWith(CurrentUser, Db, (u, db) => db.get(u.name))
       })
@@ -128,7 +131,7 @@ describe("typed services", () => {
       .toEqualTypeOf<Layer.Layer<McpServer.McpServer, Part.PartError | McpServer.DefinitionError, Db>>()
     const built = Effect.map(
       Audit,
-      (audit) => Part.make({ tools: [Tool.make({ name: "a", handler: () => audit.record("a") })] })
+      (audit) => Part.make({ tools: [Tool.fromJsonSchema({ name: "a", handler: () => audit.record("a") })] })
     )
     expectTypeOf(Part.layer({ name: "s", version: "1", middleware: [currentUser] }, [part, built, { tools: [plain] }]))
       .toEqualTypeOf<Layer.Layer<McpServer.McpServer, Part.PartError | McpServer.DefinitionError, Db | Audit>>()

@@ -243,7 +243,7 @@ const setup = (o: AsOptions = {}) =>
     const mcp = yield* McpServer.make({
       name: "protected",
       version: "1",
-      tools: [Tool.make({ name: "whoami", handler: (_a, ctx) => `hello ${ctx.auth?.subject ?? "nobody"}` })]
+      tools: [Tool.fromJsonSchema({ name: "whoami", handler: (_a, ctx) => `hello ${ctx.auth?.subject ?? "nobody"}` })]
     })
     // The token audience is the resource the PRM names (a root PRM names the origin).
     const resource = o.prmAt === "root" ? state.origin : `${state.origin}/mcp`

@@ -6,7 +6,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { Content, InProcess, McpClient, McpServer, Middleware, Part, Prompt, Resource, Skill, Tool } from "presa-mcp"
 
-const tool = (name: string) => Tool.make({ name, handler: () => name })
+const tool = (name: string) => Tool.fromJsonSchema({ name, handler: () => name })
 
 class Clock extends Context.Tag("test/Clock")<Clock, { readonly now: () => string }>() {}
 
@@ -62,7 +62,7 @@ describe("Part", () => {
     Effect.gen(function*() {
       const clockPart = Effect.map(
         Clock,
-        (clock) => Part.prefix({ tools: [Tool.make({ name: "now", handler: () => clock.now() })] }, "clock")
+        (clock) => Part.prefix({ tools: [Tool.fromJsonSchema({ name: "now", handler: () => clock.now() })] }, "clock")
       )
       const server = yield* Part.server({ name: "parts", version: "1" }, [clockPart, { tools: [tool("echo")] }]).pipe(
         Effect.provide(Layer.succeed(Clock, { now: () => "12:00" }))
@@ -93,8 +93,8 @@ describe("Part", () => {
       class Caller extends Context.Tag("test/Caller")<Caller, { readonly name: string }>() {}
       const part = Part.make({
         tools: [
-          Tool.make({ name: "time", handler: () => Effect.map(Clock, (c) => c.now()) }),
-          Tool.make({ name: "caller", handler: () => Effect.map(Caller, (c) => c.name) })
+          Tool.fromJsonSchema({ name: "time", handler: () => Effect.map(Clock, (c) => c.now()) }),
+          Tool.fromJsonSchema({ name: "caller", handler: () => Effect.map(Caller, (c) => c.name) })
         ]
       })
       const layer = Part.layer({

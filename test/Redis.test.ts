@@ -25,7 +25,7 @@ import * as Processes from "./support/Cluster.js"
 const WAIT = Duration.seconds(10)
 
 const readme = Resource.make({ uri: "file:///readme.txt", name: "readme", handler: () => "hi" })
-const echo = Tool.make({ name: "echo", handler: () => "echo" })
+const echo = Tool.fromJsonSchema({ name: "echo", handler: () => "echo" })
 
 /** A server built with its own Redis layer (kept for the test's Scope). */
 const instance = (url: string, prefix: string) =>
@@ -86,7 +86,7 @@ describe("Redis change bus", () => {
         // a local change still reaches the local stream, once
         yield* McpServer.addTool(
           a.server,
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "more",
             handler: () =>
               "more"

@@ -84,7 +84,11 @@ describe("Tasks: capability and policies", () => {
       const caps = get(resultOf(yield* conn.call("server/discover")), "capabilities", "extensions")
       expect(caps).toEqual({ [Task.EXTENSION_ID]: {} })
       const plain = yield* modern(
-        yield* McpServer.make({ name: "p", version: "1", tools: [Tool.make({ name: "t", handler: () => "t" })] })
+        yield* McpServer.make({
+          name: "p",
+          version: "1",
+          tools: [Tool.fromJsonSchema({ name: "t", handler: () => "t" })]
+        })
       )
       assert.isUndefined(get(resultOf(yield* plain.call("server/discover")), "capabilities", "extensions"))
     }))
@@ -137,7 +141,7 @@ describe("Tasks: capability and policies", () => {
         name: "mrtr",
         version: "1",
         tasks: {},
-        tools: [Tool.make({
+        tools: [Tool.fromJsonSchema({
           name: "compose",
           task: () => Effect.as(ask, "required" as const),
           handler: () => Effect.map(ask, (r) => `Hello, ${String(r.content?.name)}!`)
@@ -204,12 +208,12 @@ describe("Tasks: lifecycle", () => {
         version: "1",
         tasks: {},
         tools: [
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "toolError",
             task: "optional",
             handler: () => Effect.fail(new Tool.ToolError({ message: "nope" }))
           }),
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "protocolError",
             task: "optional",
             handler: () => Effect.fail(JsonRpc.McpError.invalidParams("bad input", { field: "x" }))
@@ -261,7 +265,7 @@ describe("Tasks: lifecycle", () => {
         name: "multi",
         version: "1",
         tasks: {},
-        tools: [Tool.make({
+        tools: [Tool.fromJsonSchema({
           name: "two",
           task: "optional",
           handler: () =>
@@ -336,7 +340,7 @@ describe("Tasks: gating, errors, ttl, limits", () => {
         version: "1",
         tasks: {},
         listChanged: true,
-        tools: [Tool.make({ name: "t", handler: () => "t" })]
+        tools: [Tool.fromJsonSchema({ name: "t", handler: () => "t" })]
       })
       const conn = yield* modern(server)
       const reply = yield* conn.call("subscriptions/listen", {
@@ -507,7 +511,11 @@ describe("Tasks: client", () => {
         version: "1",
         tasks: {},
         tools: [
-          Tool.make({ name: "f", task: "required", handler: () => Effect.fail(JsonRpc.McpError.internalError("boom")) })
+          Tool.fromJsonSchema({
+            name: "f",
+            task: "required",
+            handler: () => Effect.fail(JsonRpc.McpError.internalError("boom"))
+          })
         ]
       })
       const other = yield* connect(failing, { tasks: true })

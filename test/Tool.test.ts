@@ -31,14 +31,14 @@ const call = (conn: Conn, name: string, args?: unknown) =>
 const isError = (reply: { readonly message: unknown }): unknown => get(reply.message, "result", "isError")
 
 /** `echo`: all arguments optional; answers with the text it got (or "(none)"). */
-const echo = Tool.make({
+const echo = Tool.fromJsonSchema({
   name: "echo",
   inputSchema: { type: "object", properties: { text: { type: "string" } } },
   handler: ({ text }) => (typeof text === "string" ? text : "(none)")
 })
 
 /** `needs_text`: `text` is required. */
-const needsText = Tool.make({
+const needsText = Tool.fromJsonSchema({
   name: "needs_text",
   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
   handler: ({ text }) => String(text)
@@ -106,9 +106,9 @@ describe("tools/call: arguments omitted vs {} vs null (EC-03)", () => {
 
 describe("tool results (architecture.md, Handler results)", () => {
   const tools = [
-    Tool.make({ name: "str", handler: () => "plain text" }),
-    Tool.make({ name: "obj", handler: () => ({ a: 1, b: ["x"] }) }),
-    Tool.make({
+    Tool.fromJsonSchema({ name: "str", handler: () => "plain text" }),
+    Tool.fromJsonSchema({ name: "obj", handler: () => ({ a: 1, b: ["x"] }) }),
+    Tool.fromJsonSchema({
       name: "blocks",
       handler: () =>
         Content.blocks([
@@ -119,14 +119,14 @@ describe("tool results (architecture.md, Handler results)", () => {
           Content.embeddedResource("x://b", "body", "text/plain")
         ])
     }),
-    Tool.make({
+    Tool.fromJsonSchema({
       name: "asis",
       handler: () => ({ content: [Content.text("kept")], structuredContent: { k: 1 }, _meta: { "com.example/x": 1 } })
     }),
-    Tool.make({ name: "undef", handler: () => undefined }),
-    Tool.make({ name: "nul", handler: () => null }),
-    Tool.make({ name: "promise", handler: () => Promise.resolve("from a promise") }),
-    Tool.make({ name: "effect", handler: () => Effect.succeed("from an effect") })
+    Tool.fromJsonSchema({ name: "undef", handler: () => undefined }),
+    Tool.fromJsonSchema({ name: "nul", handler: () => null }),
+    Tool.fromJsonSchema({ name: "promise", handler: () => Promise.resolve("from a promise") }),
+    Tool.fromJsonSchema({ name: "effect", handler: () => Effect.succeed("from an effect") })
   ]
 
   describe.each(["2026-07-28", "2025-11-25", "2025-06-18"] as const)("%s", (rev) => {
@@ -191,7 +191,7 @@ describe("tool results (architecture.md, Handler results)", () => {
     Effect.gen(function*() {
       const seen = yield* Ref.make<ReadonlyArray<string>>([])
       const server = yield* build([
-        Tool.make({
+        Tool.fromJsonSchema({
           name: "ctx",
           handler: (_args, ctx) =>
             Ref.update(seen, (xs) => [
@@ -219,7 +219,7 @@ describe("tool results (architecture.md, Handler results)", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("argument validation", () => {
-  const numeric = Tool.make({
+  const numeric = Tool.fromJsonSchema({
     name: "numeric",
     inputSchema: {
       type: "object",
@@ -297,7 +297,7 @@ describe("argument validation", () => {
 
   it.effect("JsonSchemaFull as validator: $ref / $defs are resolved", () =>
     Effect.gen(function*() {
-      const refTool = Tool.make({
+      const refTool = Tool.fromJsonSchema({
         name: "point",
         inputSchema: {
           type: "object",
@@ -323,7 +323,7 @@ describe("argument validation", () => {
     Effect.gen(function*() {
       const conn = yield* modern(
         yield* build([
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "sum",
             inputSchema: {
               type: "object",
@@ -344,7 +344,7 @@ describe("argument validation", () => {
 
 describe("outputSchema (EC-07)", () => {
   const outputSchema = { type: "object", properties: { tempC: { type: "number" } }, required: ["tempC"] }
-  const weather = Tool.make({
+  const weather = Tool.fromJsonSchema({
     name: "weather",
     inputSchema: { type: "object", properties: { mode: { type: "string" } } },
     outputSchema,
@@ -429,8 +429,11 @@ describe("outputSchema (EC-07)", () => {
 
 describe("tool errors and defects", () => {
   const tools = [
-    Tool.make({ name: "tool_error", handler: () => Effect.fail(new Tool.ToolError({ message: "city not found" })) }),
-    Tool.make({
+    Tool.fromJsonSchema({
+      name: "tool_error",
+      handler: () => Effect.fail(new Tool.ToolError({ message: "city not found" }))
+    }),
+    Tool.fromJsonSchema({
       name: "tool_error_content",
       handler: () =>
         Effect.fail(
@@ -441,23 +444,23 @@ describe("tool errors and defects", () => {
           })
         )
     }),
-    Tool.make({
+    Tool.fromJsonSchema({
       name: "mcp_error",
       handler: () => Effect.fail(McpServer.McpError.invalidParams("no such city", { city: "Atlantis" }))
     }),
-    Tool.make({
+    Tool.fromJsonSchema({
       name: "app_error",
       handler: () => Effect.fail(new McpServer.McpError({ code: 4001, message: "quota exceeded", data: { left: 0 } }))
     }),
-    Tool.make({
+    Tool.fromJsonSchema({
       name: "throws",
       handler: () => {
         throw new TypeError("cannot read properties of undefined (secret detail)")
       }
     }),
-    Tool.make({ name: "rejects", handler: () => Promise.reject(new RangeError("out of range (secret)")) }),
-    Tool.make({ name: "dies", handler: () => Effect.die(new Error("boom (secret)")) }),
-    Tool.make({ name: "dies_string", handler: () => Effect.die("just a string") })
+    Tool.fromJsonSchema({ name: "rejects", handler: () => Promise.reject(new RangeError("out of range (secret)")) }),
+    Tool.fromJsonSchema({ name: "dies", handler: () => Effect.die(new Error("boom (secret)")) }),
+    Tool.fromJsonSchema({ name: "dies_string", handler: () => Effect.die("just a string") })
   ]
 
   describe.each(["2026-07-28", "2025-11-25", "2025-06-18"] as const)("%s", (rev) => {
@@ -515,7 +518,7 @@ describe("tool errors and defects", () => {
     Effect.gen(function*() {
       const conn = yield* modern(
         yield* build([
-          Tool.make({
+          Tool.fromJsonSchema({
             name: "needs_elicitation",
             handler: (_args, ctx) =>
               ctx.clientCapabilities.elicitation === undefined
@@ -567,8 +570,8 @@ const deref = (root: unknown, node: unknown): unknown => {
   return m === null ? undefined : get(root, "$defs", m[1] ?? "")
 }
 
-describe("Tool.typed (Effect Schema parameters)", () => {
-  const greet = Tool.typed({
+describe("Tool.make (Effect Schema parameters)", () => {
+  const greet = Tool.make({
     name: "greet",
     parameters: Schema.Struct({
       name: Schema.String,
@@ -580,7 +583,7 @@ describe("Tool.typed (Effect Schema parameters)", () => {
       Effect.succeed({ greeting: `Hello, ${name}${"!".repeat(times ?? 1)}`, nIsNumber: typeof n === "number" })
   })
 
-  const plain = Tool.typed({
+  const plain = Tool.make({
     name: "shout",
     parameters: Schema.Struct({ text: Schema.String }),
     handler: ({ text }) => text.toUpperCase()
@@ -649,7 +652,7 @@ describe("Tool.typed (Effect Schema parameters)", () => {
 
   it.effect("a typed tool may fail with ToolError", () =>
     Effect.gen(function*() {
-      const t = Tool.typed({
+      const t = Tool.make({
         name: "div",
         parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
         success: Schema.Struct({ q: Schema.Number }),
@@ -664,7 +667,7 @@ describe("Tool.typed (Effect Schema parameters)", () => {
 
   it.effect("a typed tool without parameters (Schema.Struct({})) is accepted and listed with a root type object (EC-09)", () =>
     Effect.gen(function*() {
-      const t = Tool.typed({ name: "now", parameters: Schema.Struct({}), handler: () => "12:00" })
+      const t = Tool.make({ name: "now", parameters: Schema.Struct({}), handler: () => "12:00" })
       const built = yield* Effect.either(build([t]))
       assert.isTrue(Either.isRight(built), Either.isLeft(built) ? built.left.message : "")
       if (Either.isRight(built)) {
@@ -676,9 +679,53 @@ describe("Tool.typed (Effect Schema parameters)", () => {
       }
     }))
 
+  it.effect("without parameters: no arguments, listed as {type: object, properties: {}}, the handler gets {}", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const t = Tool.make({
+        name: "ping",
+        handler: (args) => {
+          seen.push(args)
+          return "pong"
+        }
+      })
+      const conn = yield* modern(yield* build([t]))
+      const tool = asArray(resultOf(yield* conn.call("tools/list")).tools)[0]
+      expect(get(tool, "inputSchema")).toEqual({ type: "object", properties: {} })
+      assert.strictEqual(textAt(yield* call(conn, "ping")), "pong")
+      expect(seen).toEqual([{}])
+    }))
+
+  it("the handler's arguments are typed from parameters (no cast; the README's first tool)", () => {
+    const add = Tool.make({
+      name: "add",
+      parameters: Schema.Struct({ numbers: Schema.Array(Schema.Number) }),
+      success: Schema.Struct({ sum: Schema.Number }),
+      handler: ({ numbers }) => Effect.succeed({ sum: numbers.reduce((a, n) => a + n, 0) })
+    })
+    assert.strictEqual(add.name, "add")
+    Tool.make({
+      name: "typed",
+      parameters: Schema.Struct({ n: Schema.Number }),
+      // @ts-expect-error `n` is a number, not a string
+      handler: ({ n }) => n.toUpperCase()
+    })
+    Tool.make({
+      name: "no-parameters",
+      // @ts-expect-error without `parameters` the handler has no arguments
+      handler: ({ text }) => String(text)
+    })
+    Tool.make({
+      name: "raw",
+      // @ts-expect-error a raw JSON Schema needs Tool.fromJsonSchema
+      inputSchema: { type: "object" },
+      handler: () => "x"
+    })
+  })
+
   it.effect("a non-object success schema: the result conforms to the advertised outputSchema (no isError)", () =>
     Effect.gen(function*() {
-      const t = Tool.typed({
+      const t = Tool.make({
         name: "count",
         parameters: Schema.Struct({ of: Schema.optional(Schema.String) }),
         success: Schema.Number,
@@ -710,29 +757,31 @@ describe("tool definitions", () => {
 
   it.effect("an inputSchema whose root type is not object → DefinitionError", () =>
     Effect.gen(function*() {
-      const e = yield* fails([Tool.make({ name: "s", inputSchema: { type: "string" }, handler: () => "x" })])
+      const e = yield* fails([Tool.fromJsonSchema({ name: "s", inputSchema: { type: "string" }, handler: () => "x" })])
       assert.strictEqual(e.kind, "tool")
       assert.strictEqual(e.name, "s")
       assert.include(e.message, "object")
-      yield* fails([Tool.make({ name: "u", inputSchema: { anyOf: [{ type: "object" }] }, handler: () => "x" })])
-      yield* fails([Tool.make({ name: "p", inputSchema: { properties: {} }, handler: () => "x" })])
+      yield* fails([
+        Tool.fromJsonSchema({ name: "u", inputSchema: { anyOf: [{ type: "object" }] }, handler: () => "x" })
+      ])
+      yield* fails([Tool.fromJsonSchema({ name: "p", inputSchema: { properties: {} }, handler: () => "x" })])
     }))
 
   it.effect("a duplicate tool name → DefinitionError naming it", () =>
     Effect.gen(function*() {
-      const e = yield* fails([echo, Tool.make({ name: "echo", handler: () => "again" })])
+      const e = yield* fails([echo, Tool.fromJsonSchema({ name: "echo", handler: () => "again" })])
       assert.strictEqual(e.kind, "tool")
       assert.strictEqual(e.name, "echo")
     }))
 
   it.effect("an empty tool name → DefinitionError", () =>
     Effect.gen(function*() {
-      yield* fails([Tool.make({ name: "", handler: () => "x" })])
+      yield* fails([Tool.fromJsonSchema({ name: "", handler: () => "x" })])
     }))
 
   it.effect("a parameterless tool is listed with {type: object, properties: {}} (EC-09)", () =>
     Effect.gen(function*() {
-      const conn = yield* modern(yield* build([Tool.make({ name: "noargs", handler: () => "x" })]))
+      const conn = yield* modern(yield* build([Tool.fromJsonSchema({ name: "noargs", handler: () => "x" })]))
       const tool = asArray(resultOf(yield* conn.call("tools/list")).tools)[0]
       expect(get(tool, "inputSchema")).toEqual({ type: "object", properties: {} })
     }))
@@ -744,7 +793,7 @@ describe("tool definitions", () => {
         const meta: JsonObject = { "com.example/tag": "x" }
         const conn = yield* connect(
           yield* build([
-            Tool.make({
+            Tool.fromJsonSchema({
               name: "full",
               title: "Full",
               description: "A tool with everything",
@@ -775,7 +824,7 @@ describe("tool definitions", () => {
   it.effect("legacy sessions are never sent a non-object outputSchema or structuredContent (protocol.md §24.5)", () =>
     Effect.gen(function*() {
       const server = yield* build([
-        Tool.make({
+        Tool.fromJsonSchema({
           name: "list",
           outputSchema: { type: "array", items: { type: "number" } },
           handler: () => ({ content: [Content.text("[1,2]")], structuredContent: [1, 2] })

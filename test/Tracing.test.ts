@@ -80,14 +80,17 @@ const descendsFrom = (spans: ReadonlyArray<ReadableSpan>, span: ReadableSpan, an
 // fixtures
 // ---------------------------------------------------------------------------------------------
 
-const echo = Tool.typed({
+const echo = Tool.make({
   name: "echo",
   parameters: Schema.Struct({ text: Schema.String }),
   handler: ({ text }) => text
 })
-const refuse = Tool.make({ name: "refuse", handler: () => Effect.fail(new Tool.ToolError({ message: "no" })) })
+const refuse = Tool.fromJsonSchema({
+  name: "refuse",
+  handler: () => Effect.fail(new Tool.ToolError({ message: "no" }))
+})
 /** Answers with the `baggage` of the trace context it runs in. */
-const baggage = Tool.make({
+const baggage = Tool.fromJsonSchema({
   name: "baggage",
   handler: () => Effect.map(Telemetry.TraceContext, (trace) => trace.baggage ?? "none")
 })
@@ -129,8 +132,8 @@ describe("server spans by the conventions", () => {
           name: "traced",
           version: "1",
           tools: [
-            Tool.make({ name: "ok", handler: () => "fine" }),
-            Tool.make({ name: "boom", handler: () => Effect.die(new TypeError("x")) })
+            Tool.fromJsonSchema({ name: "ok", handler: () => "fine" }),
+            Tool.fromJsonSchema({ name: "boom", handler: () => Effect.die(new TypeError("x")) })
           ]
         })
         const conn = yield* connect(server, rev)
@@ -467,7 +470,7 @@ describe("tool content (opt-in) and metrics", () => {
       const server = yield* McpServer.make({
         name: "untraced",
         version: "1",
-        tools: [Tool.make({ name: "untraced_ok", handler: () => "ok" })]
+        tools: [Tool.fromJsonSchema({ name: "untraced_ok", handler: () => "ok" })]
       })
       const client = yield* McpClient.connect(yield* InProcess.client(server))
       yield* client.callTool("untraced_ok", {}).pipe(Effect.withTracerEnabled(false))
@@ -491,7 +494,9 @@ describe("tool content (opt-in) and metrics", () => {
           const server = yield* McpServer.make({
             name: "metered",
             version: "1",
-            tools: [Tool.make({ name: "metered_ok", handler: () => Effect.as(Effect.sleep("30 millis"), "ok") })]
+            tools: [
+              Tool.fromJsonSchema({ name: "metered_ok", handler: () => Effect.as(Effect.sleep("30 millis"), "ok") })
+            ]
           })
           const { url } = yield* StreamableHttp.serve(server)
           const client = yield* McpClient.connect(yield* StreamableHttp.client({ url }), { versions: ["2025-11-25"] })

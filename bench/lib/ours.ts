@@ -24,7 +24,7 @@ export const makeServer = (
   args: ServerArgs = { tools: 0, pageSize: undefined, blobBytes: 0 }
 ): Effect.Effect<McpServer.McpServer, McpServer.DefinitionError> => {
   const tools: Array<Tool.Tool> = [
-    Tool.make({
+    Tool.fromJsonSchema({
       name: "echo",
       description: "Echoes the text back",
       inputSchema: ECHO_INPUT_SCHEMA,
@@ -32,7 +32,7 @@ export const makeServer = (
     })
   ]
   for (let i = 0; i < args.tools; i++) {
-    tools.push(Tool.make({
+    tools.push(Tool.fromJsonSchema({
       name: toolName(i),
       description: toolDescription(i),
       inputSchema: ECHO_INPUT_SCHEMA,

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -15,7 +16,7 @@ import * as Connection from "../internal/server/connection.js"
 import * as Service from "../internal/server/service.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
-import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
+import { ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../Transport.js"
 
 const roundTrip = (message: JsonRpc.Message): Effect.Effect<unknown, TransportError> =>
   Effect.suspend(() => {
@@ -215,3 +216,43 @@ export const clientFromService = (
   options: ClientOptions = {}
 ): Effect.Effect<InProcessClientTransport, never, McpServer.McpServer> =>
   Effect.flatMap(McpServer.McpServer, (server) => client(server, options))
+
+/**
+ * {@link client} as a Layer providing `Transport.ClientTransport` (what `McpClient.layer` connects
+ * over), connected to `server` in this process. The transport holds no resource of its own: the
+ * Layer's Scope ends the client's use of it (`McpClient.layer` closes the client), the server lives
+ * on.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import { McpClient, McpServer } from "presa-mcp"
+ * import * as InProcess from "presa-mcp/transport/InProcess"
+ *
+ * const program = Effect.gen(function*() {
+ *   const server = yield* McpServer.make({ name: "demo", version: "1.0.0" })
+ *   const tools = Effect.flatMap(McpClient.McpClient, (client) => client.listAllTools)
+ *   return yield* tools.pipe(Effect.provide(McpClient.layer().pipe(Layer.provide(InProcess.layerClient(server)))))
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerClient = (
+  server: McpServer.McpServer,
+  options: ClientOptions = {}
+): Layer.Layer<ClientTransport> => Layer.effect(ClientTransport, client(server, options))
+
+/**
+ * {@link layerClient} for the `McpServer.McpServer` service of the context: the in-process pair of
+ * an application built from Layers (`McpServer.layer`, definition Layers), e.g.
+ * `McpClient.layer().pipe(Layer.provide(InProcess.layerClientFromService()))`.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerClientFromService = (
+  options: ClientOptions = {}
+): Layer.Layer<ClientTransport, never, McpServer.McpServer> => Layer.effect(ClientTransport, clientFromService(options))

@@ -31,7 +31,7 @@ import * as Frame from "../internal/transport/stdio/frame.js"
 import * as internal from "../internal/transport/stdio/server.js"
 import type * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
-import type { ClientTransport, RequestHandler, TransportError } from "../Transport.js"
+import { ClientTransport, type RequestHandler, type TransportError } from "../Transport.js"
 
 // ---------------------------------------------------------------------------------------------
 // server
@@ -411,3 +411,26 @@ const loadSpawn = Effect.promise(() =>
  */
 export const spawn = (options: SpawnOptions): Effect.Effect<StdioClientTransport, TransportError, Scope.Scope> =>
   Effect.flatMap(loadSpawn, (spawnWith) => spawnWith(options))
+
+/**
+ * {@link spawn} as a Layer providing `Transport.ClientTransport` (what `McpClient.layer` connects
+ * over): the process starts when the Layer is built and belongs to the Layer's Scope (closing it
+ * closes the child's stdin, then SIGTERM / SIGKILL after `closeTimeout`). Fails to build with
+ * `TransportError` `"Spawn"` as {@link spawn} does.
+ *
+ * @example
+ * ```ts
+ * import * as Layer from "effect/Layer"
+ * import { McpClient } from "presa-mcp"
+ * import * as Stdio from "presa-mcp/transport/Stdio"
+ *
+ * const ClientLive = McpClient.layer().pipe(
+ *   Layer.provide(Stdio.layerClient({ command: "node", args: ["server.js"] }))
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerClient = (options: SpawnOptions): Layer.Layer<ClientTransport, TransportError> =>
+  Layer.scoped(ClientTransport, spawn(options))

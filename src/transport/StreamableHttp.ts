@@ -64,7 +64,7 @@ import * as Http from "../internal/transport/http/wire.js"
 import type * as JsonRpc from "../JsonRpc.js"
 import * as McpServer from "../McpServer.js"
 import type * as OAuth from "../OAuth.js"
-import type { ClientTransport } from "../Transport.js"
+import { ClientTransport } from "../Transport.js"
 
 // ---------------------------------------------------------------------------------------------
 // server
@@ -551,3 +551,35 @@ export const client = (options: FetchClientOptions): Effect.Effect<ClientTranspo
       ? identity
       : Effect.provideService(FetchHttpClient.RequestInit, options.requestInit)
   )
+
+/**
+ * {@link client} as a Layer providing `Transport.ClientTransport` (what `McpClient.layer` connects
+ * over): the transport belongs to the Layer's Scope, and closing it ends a legacy session
+ * (DELETE) and its GET stream.
+ *
+ * @example
+ * ```ts
+ * import * as Layer from "effect/Layer"
+ * import { McpClient } from "presa-mcp"
+ * import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+ *
+ * const ClientLive = McpClient.layer().pipe(
+ *   Layer.provide(StreamableHttp.layerClient({ url: "http://127.0.0.1:3000/mcp" }))
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerClient = (options: FetchClientOptions): Layer.Layer<ClientTransport> =>
+  Layer.scoped(ClientTransport, client(options))
+
+/**
+ * {@link clientWith} as a Layer providing `Transport.ClientTransport`, over the `HttpClient` the
+ * Layer is given (e.g. `NodeHttpClient.layerUndici`). The transport belongs to the Layer's Scope.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerClientWith = (options: ClientOptions): Layer.Layer<ClientTransport, never, HttpClient.HttpClient> =>
+  Layer.scoped(ClientTransport, clientWith(options))

@@ -42,22 +42,18 @@ class CurrentUser extends Context.Tag("consumer/CurrentUser")<CurrentUser, { rea
 const add = Tool.make({
   name: "add",
   description: "Adds numbers",
-  inputSchema: {
-    type: "object",
-    properties: { numbers: { type: "array", items: { type: "number" } } },
-    required: ["numbers"]
-  },
-  outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
-  handler: ({ numbers }) => Effect.succeed({ sum: (numbers as Array<number>).reduce((a, n) => a + n, 0) })
+  parameters: Schema.Struct({ numbers: Schema.Array(Schema.Number) }),
+  success: Schema.Struct({ sum: Schema.Number }),
+  handler: ({ numbers }) => Effect.succeed({ sum: numbers.reduce((a, n) => a + n, 0) })
 })
 
-const greet = ToolModule.typed({
+const greet = ToolModule.make({
   name: "greet",
   parameters: Schema.Struct({ name: Schema.String, times: Schema.optional(Schema.Int) }),
   handler: ({ name, times }) => Effect.succeed(`Hello, ${name}!`.repeat(times ?? 1))
 })
 
-const deploy = Tool.make({
+const deploy = Tool.fromJsonSchema({
   name: "deploy",
   task: "optional",
   handler: (_args, ctx) =>
@@ -69,12 +65,12 @@ const deploy = Tool.make({
     })
 })
 
-const orders = Tool.make({
+const orders = Tool.fromJsonSchema({
   name: "orders",
   handler: () => Effect.flatMap(Db, (db) => Effect.map(db.orders, (o) => o.join(", ")))
 })
-const me = Tool.make({ name: "me", handler: () => Effect.map(CurrentUser, (u) => u.name) })
-const refuse = Tool.make({
+const me = Tool.fromJsonSchema({ name: "me", handler: () => Effect.map(CurrentUser, (u) => u.name) })
+const refuse = Tool.fromJsonSchema({
   name: "refuse",
   handler: () => Effect.fail(new JsonRpc.McpError({ code: -32602, message: "no", data: { why: "because" } }))
 })
@@ -116,7 +112,7 @@ export const provided: Effect.Effect<McpServer.McpServer, McpServer.DefinitionEr
 
 export const inProcess = Effect.gen(function*() {
   const s = yield* provided
-  yield* McpServer.addTool(s, Tool.make({ name: "late", handler: () => "hi" }))
+  yield* McpServer.addTool(s, Tool.fromJsonSchema({ name: "late", handler: () => "hi" }))
   const client = yield* McpClient.connect(yield* InProcess.client(s), {
     tasks: true,
     probeTimeout: "10 seconds",

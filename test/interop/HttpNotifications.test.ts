@@ -36,7 +36,7 @@ import { assertNotificationSpecValid } from "../support/SpecSchema.js"
 const CLIENT_INFO = { name: "interop-test", version: "0.0.0" }
 
 /** Sends progress 1, 2, 3 of 3 (with a message each), then answers "done". */
-const steps = Tool.make({
+const steps = Tool.fromJsonSchema({
   name: "steps",
   description: "Reports three steps of progress, then finishes.",
   handler: (_args, ctx) =>
@@ -48,14 +48,14 @@ const steps = Tool.make({
     })
 })
 
-const echo = Tool.make({
+const echo = Tool.fromJsonSchema({
   name: "echo",
   description: "Echoes its text.",
   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
   handler: ({ text }) => Effect.succeed(String(text))
 })
 
-const late = Tool.make({
+const late = Tool.fromJsonSchema({
   name: "late",
   description: "Added after the client connected.",
   handler: () => Effect.succeed("late")

@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Content from "../../src/Content.js"
 import * as McpClient from "../../src/McpClient.js"
@@ -33,8 +34,8 @@ const GreeterLive = Layer.succeed(Greeter, { greet: (name) => `Hello, ${name}!` 
 const greet = Tool.make({
   name: "greet",
   description: "Greets someone",
-  inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-  handler: (args) => Effect.map(Greeter, (g) => g.greet(String(args.name)))
+  parameters: Schema.Struct({ name: Schema.String }),
+  handler: ({ name }) => Effect.map(Greeter, (g) => g.greet(name))
 })
 
 const readme = Resource.make({

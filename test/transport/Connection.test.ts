@@ -176,7 +176,7 @@ describe("connection core: the bound on requests in flight (in memory)", () => {
       const release = yield* Deferred.make<void>()
       let running = 0
       let highest = 0
-      const hold = Tool.make({
+      const hold = Tool.fromJsonSchema({
         name: "hold",
         handler: () =>
           Effect.acquireUseRelease(
@@ -222,7 +222,7 @@ describe("connection core: a sink that never takes (in memory)", () => {
   it.live("writeTimeout: the serve fails with TransportError Closed and its requests are interrupted", () =>
     Effect.gen(function*() {
       let interrupted = 0
-      const wait = Tool.make({
+      const wait = Tool.fromJsonSchema({
         name: "wait",
         handler: () =>
           Effect.never.pipe(Effect.onInterrupt(() =>
@@ -231,7 +231,7 @@ describe("connection core: a sink that never takes (in memory)", () => {
             })
           ))
       })
-      const echo = Tool.make({ name: "echo", handler: () => Effect.succeed("e") })
+      const echo = Tool.fromJsonSchema({ name: "echo", handler: () => Effect.succeed("e") })
       const server = yield* McpServer.make({ name: "stuck", version: "1.0.0", tools: [wait, echo] })
       const input = yield* Mailbox.make<Uint8Array>()
       const encoder = new TextEncoder()
@@ -260,11 +260,11 @@ describe("connection core: a sink that never takes (in memory)", () => {
 // ---------------------------------------------------------------------------------------------
 
 const unencodableTools = [
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "bigint",
     handler: () => Effect.succeed({ content: [{ type: "text", text: "fine" }], structuredContent: { n: 10n } })
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "cycle",
     handler: () => {
       const loop: Record<string, unknown> = { a: 1 }
@@ -272,7 +272,7 @@ const unencodableTools = [
       return Effect.succeed({ content: [{ type: "text", text: "fine" }], structuredContent: loop })
     }
   }),
-  Tool.make({
+  Tool.fromJsonSchema({
     name: "deep",
     handler: () => {
       let deep: Record<string, unknown> = {}
@@ -378,7 +378,7 @@ describe("connection core: a result JSON cannot carry", () => {
 
   it.scoped("a non-finite number where the outputSchema says number: an isError result, not a silent null", () =>
     Effect.gen(function*() {
-      const nan = Tool.make({
+      const nan = Tool.fromJsonSchema({
         name: "nan",
         outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
         handler: () => Effect.succeed({ sum: Number.NaN })

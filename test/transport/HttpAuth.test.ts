@@ -62,8 +62,12 @@ const setup = (requiredScopes?: ReadonlyArray<string>) =>
       name: "protected",
       version: "1",
       tools: [
-        Tool.make({ name: "hello", handler: (_a, ctx) => `hello ${ctx.auth?.subject ?? "nobody"}` }),
-        Tool.make({ name: "admin", visible: McpServer.requireScopes(["mcp:admin"]), handler: () => "admin ok" })
+        Tool.fromJsonSchema({ name: "hello", handler: (_a, ctx) => `hello ${ctx.auth?.subject ?? "nobody"}` }),
+        Tool.fromJsonSchema({
+          name: "admin",
+          visible: McpServer.requireScopes(["mcp:admin"]),
+          handler: () => "admin ok"
+        })
       ],
       skills: [secretSkill]
     })

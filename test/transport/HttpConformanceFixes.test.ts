@@ -44,7 +44,7 @@ const EnvLive = Layer.scoped(
     const server = yield* McpServer.make({
       name: "fixes",
       version: "1.0.0",
-      tools: [Tool.make({ name: "hello", description: "Says hello", handler: () => "hello" })]
+      tools: [Tool.fromJsonSchema({ name: "hello", description: "Says hello", handler: () => "hello" })]
     })
     const address = yield* StreamableHttp.serve(server, { port: 0 })
     return { url: address.url }

@@ -94,7 +94,7 @@ describe("StreamableHttp.serve socket limits", () => {
       const interrupted = yield* Deferred.make<void>()
       const sent = yield* Ref.make(0)
       const chunk = "x".repeat(60_000)
-      const flood = Tool.make({
+      const flood = Tool.fromJsonSchema({
         name: "flood",
         handler: (_args, ctx) =>
           Effect.gen(function*() {

@@ -58,7 +58,7 @@ const makeServer = (events: Queue.Queue<ProbeEvent>) =>
     name: "http-requests-test",
     version: "1.0.0",
     tools: [
-      Tool.make({
+      Tool.fromJsonSchema({
         name: "ask",
         description: "Elicits a username and echoes the answer.",
         handler: () =>
@@ -68,7 +68,7 @@ const makeServer = (events: Queue.Queue<ProbeEvent>) =>
             return `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`
           }).pipe(Effect.onInterrupt(() => Queue.offer(events, "ask:interrupted")))
       }),
-      Tool.make({
+      Tool.fromJsonSchema({
         name: "ask_twice",
         description: "Elicits twice in a row.",
         handler: () =>
@@ -78,7 +78,7 @@ const makeServer = (events: Queue.Queue<ProbeEvent>) =>
             return `${JSON.stringify(first.content)} ${JSON.stringify(second.content)}`
           })
       }),
-      Tool.make({
+      Tool.fromJsonSchema({
         name: "sample",
         description: "Asks the client's model.",
         handler: () =>

@@ -30,12 +30,12 @@ const call = (id: JsonRpc.RequestId, name: string, args: JsonRpc.JsonObject): Js
   JsonRpc.request(id, "tools/call", { name, arguments: args, _meta: META })
 
 const tools = (started: Deferred.Deferred<void>) => [
-  Tool.typed({
+  Tool.make({
     name: "echo",
     parameters: Schema.Struct({ text: Schema.String }),
     handler: ({ text }) => text
   }),
-  Tool.typed({
+  Tool.make({
     name: "slow",
     parameters: Schema.Struct({ ms: Schema.Number }),
     handler: ({ ms }) =>

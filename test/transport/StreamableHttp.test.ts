@@ -467,7 +467,7 @@ layer(EnvLive, { excludeTestServices: true, timeout: "30 seconds" })("Streamable
       }, (body) => body.includes("list_changed"))))
       // Wait for the stream to be subscribed: the priming event is written first.
       yield* Effect.sleep("100 millis")
-      yield* McpServer.addTool(server, Tool.make({ name: "late", handler: () => "late" }))
+      yield* McpServer.addTool(server, Tool.fromJsonSchema({ name: "late", handler: () => "late" }))
       const first = yield* Fiber.join(get1)
       expect(sseMessages(first.body).map((m) => get(m, "method"))).toContain("notifications/tools/list_changed")
       const eventId = /id: (\d+)\nevent: message\ndata: .*list_changed/.exec(first.body)?.[1]
