@@ -218,11 +218,18 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         )
       })
 
-    /** A state read from the shared store replaces this instance's copy. */
-    const adopt = (s: HttpSession, snapshot: Cluster.SessionSnapshot): Effect.Effect<void> => {
-      const state = fromSnapshot(snapshot)
-      return Effect.zipRight(Ref.set(s.core.state, state), Ref.set(s.synced, state))
-    }
+    /**
+     * A state read from the shared store replaces this instance's copy, unless a request here
+     * changed it and has not written it yet (its write comes before its response).
+     */
+    const adopt = (s: HttpSession, snapshot: Cluster.SessionSnapshot): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const current = yield* Ref.get(s.core.state)
+        if (current !== (yield* Ref.get(s.synced))) return
+        const state = fromSnapshot(snapshot)
+        yield* Ref.set(s.core.state, state)
+        yield* Ref.set(s.synced, state)
+      })
 
     /**
      * The session's connection as the POST handling sees it: with a shared store, a request's
