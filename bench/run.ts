@@ -1,7 +1,7 @@
 /**
  * `npm run bench [suite…]`: benchmarks our library against the official MCP SDK (v2, and v1 where
  * it applies) on this machine, prints a table and writes bench/results.json (a run of some suites
- * only: bench/out/results.<suites>.json). Suites: core, stdio, http, list, read, memory, start (no
+ * only: bench/out/results.<suites>.json). Suites: core, stdio, http, list, read, memory, start, cluster (no
  * argument = all). See bench/README.md.
  *
  * `BENCH_PROFILE=1` makes every spawned server process write a CPU profile to
@@ -21,7 +21,8 @@ const SUITES: Record<string, () => Promise<Suite>> = {
   list: async () => (await import("./suites/list.js")).runList,
   read: async () => (await import("./suites/list.js")).runRead,
   memory: async () => (await import("./suites/memory.js")).run,
-  start: async () => (await import("./suites/start.js")).run
+  start: async () => (await import("./suites/start.js")).run,
+  cluster: async () => (await import("./suites/cluster.js")).run
 }
 
 const requested = process.argv.slice(2)

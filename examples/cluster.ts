@@ -16,6 +16,10 @@
  *   a `requestState` signed by whichever instance answered the first); as a task (a client that
  *   declares the extension) its questions are answered with `tasks/update` on any instance.
  *
+ * Legacy (2025-11-25) sessions live in Redis too: their requests may land on any instance. `GET
+ * /health` answers `200 {"status":"ok","redis":"up"}`, or `503 {"status":"degraded","redis":"down"}`
+ * while Redis is unreachable.
+ *
  * One line `... listening on <url>` goes to stderr; SIGINT/SIGTERM stop the instance. Without
  * `STATE_KEYS` an instance signs with a random key, and a retry that lands on another instance is
  * refused (-32602 "Invalid requestState").
@@ -129,7 +133,8 @@ const main = Effect.gen(function*() {
     Effect.forever,
     Effect.forkScoped
   )
-  const address = yield* StreamableHttp.serve(server, { port, host })
+  // GET /health: 200 {"status":"ok","redis":"up"}, or 503 {"status":"degraded","redis":"down"}
+  const address = yield* StreamableHttp.serve(server, { port, host, healthPath: "/health" })
   yield* Console.error(`presa-cluster instance ${redis.instanceId} listening on ${address.url}`)
   return yield* Effect.never
 }).pipe(

@@ -8,15 +8,21 @@
  * `requestState` (the `inputState.keys` option of `McpServer.make`, from configuration).
  *
  * Each seam is a service that `McpServer.make` reads from its context; without it the server keeps
- * the state in memory, exactly as a single instance does. `presa-mcp/Redis` provides Redis-backed
- * layers for them.
+ * the state in memory, exactly as a single instance does. The Streamable HTTP transport reads one
+ * more, {@link SessionStore}: legacy sessions (MCP 2025-11-25) whose requests may reach any
+ * instance. `presa-mcp/Redis` provides Redis-backed layers for them, and a {@link Health} check.
  *
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import type * as JsonRpc from "./JsonRpc.js"
+import type * as McpSchema from "./McpSchema.js"
 
 /**
  * A change to what the server serves: a list change of one kind (tools, prompts, resources) or an
@@ -56,3 +62,121 @@ export interface ChangeBusShape {
  * @category models
  */
 export class ChangeBus extends Context.Tag("presa-mcp/ChangeBus")<ChangeBus, ChangeBusShape>() {}
+
+/**
+ * What a legacy session (MCP 2025-11-25, Basic, Transports, "Session Management") carries from one
+ * request to the next, as stored for the other instances: the negotiated version, the client's
+ * capabilities and info from `initialize`, whether `notifications/initialized` came, the level
+ * `logging/setLevel` set, and the URIs of `resources/subscribe`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SessionSnapshot {
+  readonly protocolVersion: McpSchema.ProtocolVersion
+  readonly clientInfo: McpSchema.Implementation | undefined
+  readonly clientCapabilities: McpSchema.ClientCapabilities
+  readonly initialized: boolean
+  readonly logLevel: McpSchema.LoggingLevel | undefined
+  readonly subscriptions: ReadonlyArray<string>
+}
+
+/**
+ * A message for the other instances that hold a legacy session:
+ *
+ * - `State`: the session's snapshot changed (the instance holding its GET stream filters
+ *   resource updates with it);
+ * - `Message`: a client message that may concern a request running on another instance: a
+ *   response to a server→client request (`elicitation/create`, `sampling/createMessage`,
+ *   `roots/list`), or `notifications/cancelled`;
+ * - `Closed`: the session was terminated (`DELETE`, or its handshake timed out): every instance
+ *   ends its requests and its GET stream.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type SessionSignal =
+  | { readonly _tag: "State"; readonly state: SessionSnapshot }
+  | { readonly _tag: "Message"; readonly message: JsonRpc.Response | JsonRpc.Notification }
+  | { readonly _tag: "Closed" }
+
+/**
+ * A {@link SessionStore} could not reach its backend (or the backend failed the operation).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class SessionStoreError extends Data.TaggedError("SessionStoreError")<{
+  readonly operation: string
+  readonly message: string
+}> {}
+
+/**
+ * Where the legacy sessions of the Streamable HTTP transport live besides this process.
+ *
+ * - `save(id, snapshot, ttl)`: stores the snapshot; it expires after `ttl` without a `load`.
+ * - `load(id, ttl)`: the stored snapshot (`None`: unknown, expired or terminated), and its
+ *   expiry is renewed to `ttl`.
+ * - `remove(id)`: forgets the session.
+ * - `signal(id, signal)`: sends a {@link SessionSignal} to the other instances holding the
+ *   session (not to this one).
+ * - `signals(id)`: the signals other instances send about the session, as a queue closed with
+ *   the Scope.
+ *
+ * Every operation fails with {@link SessionStoreError} instead of waiting on an absent backend.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SessionStoreShape {
+  readonly save: (
+    id: string,
+    snapshot: SessionSnapshot,
+    ttl: Duration.Duration
+  ) => Effect.Effect<void, SessionStoreError>
+  readonly load: (
+    id: string,
+    ttl: Duration.Duration
+  ) => Effect.Effect<Option.Option<SessionSnapshot>, SessionStoreError>
+  readonly remove: (id: string) => Effect.Effect<void, SessionStoreError>
+  readonly signal: (id: string, signal: SessionSignal) => Effect.Effect<void, SessionStoreError>
+  readonly signals: (id: string) => Effect.Effect<Queue.Dequeue<SessionSignal>, never, Scope.Scope>
+}
+
+/**
+ * The legacy session store as a service. The Streamable HTTP handler uses the one in its context
+ * when there is one; else sessions live in the handler's memory only (one instance), as without
+ * this seam.
+ *
+ * With a store, a POST, GET or DELETE naming a session this instance does not hold loads it from
+ * the store (unknown there too → `404`); every request of a session reads its snapshot first and
+ * writes it back when the request changed it (before its response), so the requests of one
+ * session may land on any instance. Concurrent changes on two instances: the later write wins.
+ * Each instance's GET stream numbers its own events: `Last-Event-ID` replays only what the
+ * instance that served the stream sent.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export class SessionStore extends Context.Tag("presa-mcp/SessionStore")<SessionStore, SessionStoreShape>() {}
+
+/**
+ * The state of one backend the instance depends on, for a health check: its `name` (e.g.
+ * `"redis"`) and whether it is reachable now.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HealthCheck {
+  readonly name: string
+  readonly up: Effect.Effect<boolean>
+}
+
+/**
+ * The backends of this instance a health endpoint reports (`StreamableHttp`'s `healthPath`
+ * option): `presa-mcp/Redis` provides one named `redis`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export class Health extends Context.Tag("presa-mcp/Health")<Health, ReadonlyArray<HealthCheck>>() {}

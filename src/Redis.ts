@@ -9,7 +9,12 @@
  *   and `tasks/cancel` work on any instance; a cancel or an answer reaches the instance that runs
  *   the task through a pub/sub channel; a task whose instance stopped (its heartbeat key expired)
  *   reads `failed`.
- * - {@link layer}: both, over one {@link layerConnection}.
+ * - {@link layerSessionStore}: legacy (2025-11-25) sessions in Redis, so the requests of one
+ *   session may reach any instance; the client's answers to server→client requests and its
+ *   cancellations reach the instance running the request, state changes reach the instance holding
+ *   the session's GET stream (pub/sub).
+ * - {@link layerHealth}: the `redis` check of a health endpoint.
+ * - {@link layer}: all of them, over one {@link layerConnection}.
  *
  * Signing keys for `requestState` are configuration, not Redis state: give every instance the same
  * `inputState.keys` (`McpServer.make`), and a multi round-trip retry may land on any instance.
@@ -17,7 +22,8 @@
  * Failure behaviour: commands are not queued while Redis is away (they fail at once, or after
  * `commandTimeout`), so no MCP request waits on Redis. Stateless requests keep working; change
  * events still reach this instance's subscribers; task requests fail with -32603 until Redis is
- * back. The connection state is logged on every change and readable as {@link RedisConnection}'s
+ * back; a legacy session keeps working on the instance that holds it, others answer its requests
+ * `503`, and no new session opens (`503`). The connection state is logged on every change and readable as {@link RedisConnection}'s
  * `healthy`. When Redis returns, the subscriptions are renewed and every local subscriber gets a
  * list change of each kind (events of other instances may have been lost meanwhile).
  *
@@ -39,6 +45,8 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { type ChainableCommander, Redis as IORedis } from "ioredis"
 import * as Cluster from "./Cluster.js"
+import * as JsonRpc from "./JsonRpc.js"
+import * as McpSchema from "./McpSchema.js"
 import * as Task from "./Task.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -488,6 +496,173 @@ export const layerTaskStore: Layer.Layer<Task.TaskStore, never, RedisConnection>
   })
 )
 
+// ---------------------------------------------------------------------------------------------
+// legacy sessions
+// ---------------------------------------------------------------------------------------------
+
+const SnapshotSchema = Schema.Struct({
+  protocolVersion: Schema.Literal("2026-07-28", "2025-11-25", "2025-06-18"),
+  clientInfo: Schema.optionalWith(McpSchema.Implementation, { exact: true }),
+  clientCapabilities: McpSchema.ClientCapabilities,
+  initialized: Schema.Boolean,
+  logLevel: Schema.optionalWith(Schema.Literal(...McpSchema.LOGGING_LEVELS), { exact: true }),
+  subscriptions: Schema.Array(Schema.String)
+})
+const StoredSnapshot = Schema.parseJson(SnapshotSchema)
+const decodeSnapshot = Schema.decodeUnknownOption(StoredSnapshot)
+const encodeSnapshot = Schema.encodeSync(StoredSnapshot)
+
+/** The snapshot as stored: members that are `undefined` are left out. */
+const toStoredSnapshot = (s: Cluster.SessionSnapshot): typeof SnapshotSchema.Type => ({
+  protocolVersion: s.protocolVersion,
+  ...(s.clientInfo === undefined ? {} : { clientInfo: s.clientInfo }),
+  clientCapabilities: s.clientCapabilities,
+  initialized: s.initialized,
+  ...(s.logLevel === undefined ? {} : { logLevel: s.logLevel }),
+  subscriptions: s.subscriptions
+})
+
+const fromStoredSnapshot = (s: typeof SnapshotSchema.Type): Cluster.SessionSnapshot => ({
+  protocolVersion: s.protocolVersion,
+  clientInfo: s.clientInfo,
+  clientCapabilities: s.clientCapabilities,
+  initialized: s.initialized,
+  logLevel: s.logLevel,
+  subscriptions: s.subscriptions
+})
+
+/** What goes on the sessions channel: the sending instance, the session, the signal (a message as its JSON text). */
+const SessionMessage = Schema.parseJson(Schema.Struct({
+  origin: Schema.String,
+  id: Schema.String,
+  signal: Schema.Union(
+    Schema.Struct({ _tag: Schema.Literal("State"), state: SnapshotSchema }),
+    Schema.Struct({ _tag: Schema.Literal("Message"), message: Schema.String }),
+    Schema.Struct({ _tag: Schema.Literal("Closed") })
+  )
+}))
+const decodeSessionMessage = Schema.decodeUnknownOption(SessionMessage)
+const encodeSessionMessage = Schema.encodeSync(SessionMessage)
+
+const toSignal = (signal: typeof SessionMessage.Type["signal"]): Option.Option<Cluster.SessionSignal> => {
+  switch (signal._tag) {
+    case "State":
+      return Option.some({ _tag: "State", state: fromStoredSnapshot(signal.state) })
+    case "Closed":
+      return Option.some({ _tag: "Closed" })
+    case "Message": {
+      const parsed = JsonRpc.parse(signal.message)
+      return parsed._tag === "Response" || parsed._tag === "Notification"
+        ? Option.some({ _tag: "Message", message: parsed.message })
+        : Option.none()
+    }
+  }
+}
+
+/**
+ * A {@link Cluster.SessionStore} in Redis: each legacy session is the key `<prefix>:session:<id>`
+ * (its snapshot as JSON, expiring after the idle timeout without a request), and the signals
+ * between the instances that hold it travel on the channel `<prefix>:sessions` (each instance
+ * keeps those of the sessions it holds). Operations fail with `Cluster.SessionStoreError` while
+ * Redis is away (after at most `commandTimeout`).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisConnection> = Layer.scoped(
+  Cluster.SessionStore,
+  Effect.gen(function*() {
+    const redis = yield* RedisConnection
+    const sessionKey = (id: string) => redis.key(`session:${id}`)
+    const channel = redis.key("sessions")
+    const holders = new Map<string, Set<Queue.Queue<Cluster.SessionSignal>>>()
+    const remote = yield* redis.channel("sessions")
+    yield* Queue.take(remote).pipe(
+      Effect.flatMap((raw) =>
+        Option.match(decodeSessionMessage(raw), {
+          onNone: () => Effect.logWarning("Redis session store: undecodable message dropped"),
+          onSome: ({ id, origin, signal }) => {
+            const queues = holders.get(id)
+            if (origin === redis.instanceId || queues === undefined) return Effect.void
+            return Option.match(toSignal(signal), {
+              onNone: () => Effect.logWarning("Redis session store: undecodable message dropped"),
+              onSome: (s) => Effect.forEach(queues, (q) => Queue.offer(q, s), { discard: true })
+            })
+          }
+        })
+      ),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    const failed = (e: RedisError) => new Cluster.SessionStoreError({ operation: e.operation, message: e.message })
+    const ttlMs = (ttl: Duration.Duration) => Math.max(1, Math.ceil(Duration.toMillis(ttl)))
+    const store: Cluster.SessionStoreShape = {
+      save: (id, snapshot, ttl) =>
+        redis.run(
+          "session save",
+          (c) => c.set(sessionKey(id), encodeSnapshot(toStoredSnapshot(snapshot)), "PX", ttlMs(ttl))
+        )
+          .pipe(Effect.asVoid, Effect.mapError(failed)),
+      load: (id, ttl) =>
+        redis.run("session load", (c) => c.multi().get(sessionKey(id)).pexpire(sessionKey(id), ttlMs(ttl)).exec()).pipe(
+          Effect.mapError(failed),
+          Effect.map((replies) => {
+            const raw = replies?.[0]?.[1]
+            return typeof raw === "string" ? Option.map(decodeSnapshot(raw), fromStoredSnapshot) : Option.none()
+          })
+        ),
+      remove: (id) =>
+        redis.run("session remove", (c) => c.del(sessionKey(id))).pipe(Effect.asVoid, Effect.mapError(failed)),
+      signal: (id, signal) =>
+        redis.run("session signal", (c) =>
+          c.publish(
+            channel,
+            encodeSessionMessage({
+              origin: redis.instanceId,
+              id,
+              signal: signal._tag === "State"
+                ? { _tag: "State", state: toStoredSnapshot(signal.state) }
+                : signal._tag === "Message"
+                ? { _tag: "Message", message: JsonRpc.encode(signal.message) }
+                : { _tag: "Closed" }
+            })
+          )).pipe(Effect.asVoid, Effect.mapError(failed)),
+      signals: (id) =>
+        Effect.acquireRelease(
+          Effect.flatMap(Queue.unbounded<Cluster.SessionSignal>(), (queue) =>
+            Effect.sync(() => {
+              const queues = holders.get(id) ?? new Set()
+              queues.add(queue)
+              holders.set(id, queues)
+              return queue
+            })),
+          (queue) =>
+            Effect.zipRight(
+              Effect.sync(() => {
+                const queues = holders.get(id)
+                queues?.delete(queue)
+                if (queues !== undefined && queues.size === 0) holders.delete(id)
+              }),
+              Queue.shutdown(queue)
+            )
+        )
+    }
+    return store
+  })
+)
+
+/**
+ * A {@link Cluster.Health} check named `redis`: up while both connections of
+ * {@link RedisConnection} are ready.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerHealth: Layer.Layer<Cluster.Health, never, RedisConnection> = Layer.effect(
+  Cluster.Health,
+  Effect.map(RedisConnection, (redis) => [{ name: "redis", up: redis.healthy }])
+)
+
 /**
  * Options of {@link layer}: those of {@link layerConnection}.
  *
@@ -497,8 +672,8 @@ export const layerTaskStore: Layer.Layer<Task.TaskStore, never, RedisConnection>
 export type Options = ConnectionOptions
 
 /**
- * Everything an instance shares through Redis: the change bus, the task store and the connection
- * (for its `healthy` state). Provide it around the whole program that makes and serves the server
+ * Everything an instance shares through Redis: the change bus, the task store, the legacy
+ * session store, the `redis` health check and the connection (for its `healthy` state). Provide it around the whole program that makes and serves the server
  * (the connections close with the layer); give every instance the same `inputState.keys` too.
  *
  * @example
@@ -525,5 +700,7 @@ export type Options = ConnectionOptions
  */
 export const layer = (
   options: Options
-): Layer.Layer<Cluster.ChangeBus | Task.TaskStore | RedisConnection> =>
-  Layer.merge(layerChangeBus, layerTaskStore).pipe(Layer.provideMerge(layerConnection(options)))
+): Layer.Layer<Cluster.ChangeBus | Task.TaskStore | Cluster.SessionStore | Cluster.Health | RedisConnection> =>
+  Layer.mergeAll(layerChangeBus, layerTaskStore, layerSessionStore, layerHealth).pipe(
+    Layer.provideMerge(layerConnection(options))
+  )

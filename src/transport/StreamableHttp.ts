@@ -59,6 +59,7 @@ import * as Auth from "../Auth.js"
 import * as HttpLimits from "../internal/node/httpLimits.js"
 import * as Service from "../internal/server/service.js"
 import * as internalClient from "../internal/transport/http/client.js"
+import * as Health from "../internal/transport/http/health.js"
 import * as internalServer from "../internal/transport/http/server.js"
 import * as Http from "../internal/transport/http/wire.js"
 import type * as JsonRpc from "../JsonRpc.js"
@@ -82,6 +83,14 @@ export interface ServerOptions {
    * {@link handler} answers wherever it is mounted).
    */
   readonly path?: `/${string}` | undefined
+  /**
+   * A `GET` health endpoint at this path (used by {@link router} and {@link serve}; none by
+   * default), for a load balancer or an orchestrator: `200 {"status":"ok"}` while every
+   * `Cluster.Health` check of the context is up (none: always), else `503
+   * {"status":"degraded","redis":"down"}`; each check is a member (`"up"` or `"down"`). With
+   * `presa-mcp/Redis`'s `layer`: `{"status":"ok","redis":"up"}`. Not behind `auth`.
+   */
+  readonly healthPath?: `/${string}` | undefined
   /**
    * `Origin` allow-list, or `"any"`. Entries are origins (`"https://app.example.com"`), origins
    * with any port (`"http://localhost:*"`), or `"null"` (admits `Origin: null`). Default
@@ -207,10 +216,13 @@ export const router = (
   server: McpServer.McpServer,
   options: ServerOptions = {}
 ): Effect.Effect<HttpRouter.HttpRouter, never, Scope.Scope> =>
-  Effect.map(
+  Effect.zipWith(
     internalServer.makeHandler(Service.internal(server), options),
-    (h) => {
-      const mcp = HttpRouter.all(HttpRouter.empty, options.path ?? internalServer.DEFAULT_PATH, h)
+    Health.makeHealthHandler,
+    (h, health) => {
+      const mcp = HttpRouter.all(HttpRouter.empty, options.path ?? internalServer.DEFAULT_PATH, h).pipe(
+        (r) => options.healthPath === undefined ? r : HttpRouter.get(r, options.healthPath, health)
+      )
       return options.auth === undefined
         ? mcp
         : mcp.pipe(HttpRouter.get(Auth.metadataPath(options.auth.resource), metadataHandler(options.auth)))
@@ -358,12 +370,14 @@ export const serve = (
     const metadataPath = options.auth === undefined ? undefined : Auth.metadataPath(options.auth.resource)
     const metadata = options.auth === undefined ? undefined : metadataHandler(options.auth)
     const notFound = HttpServerResponse.empty({ status: 404 })
+    const health = yield* Health.makeHealthHandler
     const interruptibleEndpoint = Effect.interruptible(endpoint)
     const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const query = request.url.indexOf("?")
       const requested = query === -1 ? request.url : request.url.slice(0, query)
       if (requested === path) return interruptibleEndpoint
       if (metadata !== undefined && requested === metadataPath && request.method === "GET") return metadata
+      if (requested === options.healthPath && request.method === "GET") return health
       return Effect.succeed(notFound)
     })
     // The per-request spans of `McpServer.dispatch` are the instrumentation; the platform's own

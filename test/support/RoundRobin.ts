@@ -3,7 +3,7 @@
  * (per request, not per connection, so a keep-alive client still spreads its requests), bodies and
  * responses (SSE included) are streamed through unchanged. An upstream that refuses the connection
  * is skipped (the request was not sent, so it is retried on the next one), as nginx does with
- * `proxy_next_upstream error`. Each forwarded request is logged with the upstream that served it and
+ * `proxy_next_upstream error`; one that dies mid-response breaks the client's response. Each forwarded request is logged with the upstream that served it and
  * the JSON-RPC method of its body (when it has one), so tests can check where requests landed.
  */
 import * as Effect from "effect/Effect"
@@ -60,6 +60,10 @@ export const make = (ports: ReadonlyArray<number>): Effect.Effect<RoundRobin, ne
             res.writeHead(upRes.statusCode ?? 502, upRes.headers)
             upRes.pipe(res)
             res.on("close", () => upRes.destroy())
+            // an upstream that dies mid-response: the client's response breaks too (as with nginx)
+            upRes.on("close", () => {
+              if (!upRes.complete) res.destroy()
+            })
           })
           out.on("error", (e: NodeJS.ErrnoException) => {
             if (e.code === "ECONNREFUSED" && tries < ports.length) return attempt(tries + 1)

@@ -18,14 +18,16 @@ export const DEFAULT_TIMEOUT: Duration.DurationInput = "60 seconds"
 /** The pending table of one session. */
 export interface Pending {
   next: number
+  /** Put before the counter in each id. */
+  readonly prefix: string
   readonly table: Map<string, Deferred.Deferred<JsonRpc.JsonObject, JsonRpc.McpError>>
 }
 
 /** A new, empty table. */
-export const makeUnsafe = (): Pending => ({ next: 0, table: new Map() })
+export const makeUnsafe = (prefix = ""): Pending => ({ next: 0, prefix, table: new Map() })
 
 /**
- * Sends a request with `write` and waits for the answer at most `timeout`. The id is `s2c-<n>`. An
+ * Sends a request with `write` and waits for the answer at most `timeout`. The id is `s2c-<prefix><n>`. An
  * error response fails with its `McpError`; no answer in time fails with -32603 (after sending
  * `notifications/cancelled` for it). Interruption, completion and timeout remove the entry.
  */
@@ -37,7 +39,7 @@ export const send = (
 (method: string, params: JsonRpc.JsonObject | undefined): Effect.Effect<JsonRpc.JsonObject, JsonRpc.McpError> =>
   Effect.acquireUseRelease(
     Effect.map(Deferred.make<JsonRpc.JsonObject, JsonRpc.McpError>(), (answer) => {
-      const id = `s2c-${pending.next++}`
+      const id = `s2c-${pending.prefix}${pending.next++}`
       pending.table.set(id, answer)
       return { id, answer }
     }),

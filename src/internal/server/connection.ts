@@ -90,6 +90,8 @@ export interface Options {
   readonly maxInFlight?: number | undefined
   /** How long a server→client request waits for the client's answer. Default 60 seconds. */
   readonly clientRequestTimeout?: Duration.DurationInput | undefined
+  /** Put in the ids of server→client requests (`s2c-<prefix><n>`): unique across instances. */
+  readonly clientRequestIdPrefix?: string | undefined
   /**
    * What to do with a request whose id is already in flight: `"ignore"` it (logged; a response
    * would be mistaken for the first request's, as on one pipe) or `"reject"` it with -32600
@@ -200,7 +202,7 @@ const makeConnection = (
   startedNanos: bigint
 ): Connection => {
   const session = options.session
-  const pending = session === undefined ? undefined : ClientRequests.makeUnsafe()
+  const pending = session === undefined ? undefined : ClientRequests.makeUnsafe(options.clientRequestIdPrefix)
   const clientRequestTimeout = options.clientRequestTimeout ?? ClientRequests.DEFAULT_TIMEOUT
   const reject = options.duplicateIds === "reject"
 

@@ -261,7 +261,15 @@ const initialize = (state: HandlerState, incoming: Connection.Incoming, request:
     if (JsonRpc.isErrorResponse(message) || !state.sessions) return json(status, message)
     const session = yield* state.store.create(core)
     if (Option.isNone(session)) {
-      return json(503, JsonRpc.failure(request.id, McpError.internalError("Too many sessions; try again later")))
+      return json(
+        503,
+        JsonRpc.failure(
+          request.id,
+          McpError.internalError(
+            "Cannot open a session now (too many sessions, or the session store is unavailable); try again later"
+          )
+        )
+      )
     }
     return json(status, message, { [HeaderRules.Header.sessionId]: session.value.id })
   })

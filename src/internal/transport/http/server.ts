@@ -11,9 +11,11 @@ import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Auth from "../../../Auth.js"
+import * as Cluster from "../../../Cluster.js"
 import * as JsonRpc from "../../../JsonRpc.js"
 import * as McpSchema from "../../../McpSchema.js"
 import type { AuthInfo } from "../../../RequestContext.js"
@@ -54,8 +56,10 @@ export const makeHandler = (
     // This transport stopping ends its own open `subscriptions/listen` streams gracefully (runs
     // before the sessions close: finalizers run last-in first-out); other transports go on.
     const stopped = yield* Deferred.make<void>()
+    const shared = yield* Effect.serviceOption(Cluster.SessionStore)
     const store = yield* Sessions.makeStore({
       server,
+      shared: Option.getOrUndefined(shared),
       maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
       idleTimeout: Duration.decode(options.sessionIdleTimeout ?? DEFAULT_IDLE_TIMEOUT),
       initializeTimeout: Duration.decode(options.sessionInitializeTimeout ?? DEFAULT_INITIALIZE_TIMEOUT),

@@ -4,6 +4,12 @@
  * connection (`server/connection.ts`: the requests in flight, `notifications/cancelled`, the
  * server→client requests waiting for the client's answer) and its standalone GET stream (event
  * ids, a bounded replay buffer for `Last-Event-ID`, "Resumability and Redelivery").
+ *
+ * With a `Cluster.SessionStore` (several instances behind one endpoint), a session is also stored
+ * there: an instance that does not hold a session named by a request loads it (a replica with its
+ * own connection and GET stream); every request reads the stored snapshot first and writes it back
+ * when it changed it; the client's responses and `notifications/cancelled` are passed to the other
+ * instances (the request they concern may run there); `DELETE` reaches every instance.
  * @internal
  */
 import * as Clock from "effect/Clock"
@@ -15,12 +21,16 @@ import * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type * as Cluster from "../../../Cluster.js"
 import type * as JsonRpc from "../../../JsonRpc.js"
+import * as McpSchema from "../../../McpSchema.js"
 import * as Connection from "../../server/connection.js"
 import type * as Server from "../../server/dispatch.js"
+import type { SessionState } from "../../server/model.js"
 
 /** A message on a session's standalone stream, with its per-session event id (1, 2, …). */
 export interface StreamEvent {
@@ -34,6 +44,8 @@ export type StreamItem =
   | { readonly _tag: "Event"; readonly event: StreamEvent }
 
 interface Log {
+  /** The id of the log's first event (1 on a single instance). */
+  readonly firstId: number
   readonly nextId: number
   readonly buffer: ReadonlyArray<StreamEvent>
 }
@@ -53,6 +65,8 @@ export interface HttpSession {
   readonly takeover: Ref.Ref<Option.Option<Deferred.Deferred<void>>>
   readonly closed: Deferred.Deferred<void>
   readonly scope: Scope.CloseableScope
+  /** The state last read from or written to the shared store (a change since is written back). */
+  readonly synced: Ref.Ref<SessionState | undefined>
 }
 
 /** Store options (defaults applied by the caller). */
@@ -65,6 +79,14 @@ export interface StoreOptions {
   readonly replayBufferSize: number
   /** Options of each session's connection (its `session` is the session's own). */
   readonly connection: Omit<Connection.Options, "session">
+  /** Where sessions are shared with other instances; none: this process only. */
+  readonly shared?: Cluster.SessionStoreShape | undefined
+}
+
+/** The shared store could not be read, or this instance cannot take the session now: `503`. */
+export interface Unavailable {
+  readonly _tag: "Unavailable"
+  readonly reason: string
 }
 
 /** The store: sessions in a `Ref<HashMap>` owned by the scope that made it. */
@@ -75,9 +97,15 @@ export interface SessionStore {
    * session is busy.
    */
   readonly create: (core: Server.Session) => Effect.Effect<Option.Option<HttpSession>>
-  /** Looks a session up and marks it active. */
-  readonly get: (id: string) => Effect.Effect<Option.Option<HttpSession>>
-  /** Ends a session: interrupts its in-flight requests and its stream. `false` if unknown. */
+  /**
+   * Looks a session up and marks it active. With a shared store: reads its snapshot there (a
+   * session this instance does not hold is loaded; one the store no longer has is closed here).
+   */
+  readonly get: (id: string) => Effect.Effect<Option.Option<HttpSession>, Unavailable>
+  /**
+   * Ends a session: interrupts its in-flight requests and its stream, here and (shared store) on
+   * every instance. `false` if unknown.
+   */
   readonly close: (id: string) => Effect.Effect<boolean>
   /** All live sessions. */
   readonly all: Effect.Effect<ReadonlyArray<HttpSession>>
@@ -93,16 +121,44 @@ export interface SessionStore {
 /** A session id: 128 random bits from the platform CSPRNG, as a UUID (visible ASCII). */
 export const newSessionId = (): string => crypto.randomUUID()
 
+/** A session's state as the shared store keeps it. */
+export const toSnapshot = (state: SessionState): Cluster.SessionSnapshot => ({
+  protocolVersion: state.protocolVersion,
+  clientInfo: state.clientInfo,
+  clientCapabilities: state.clientCapabilities,
+  initialized: state.initialized,
+  logLevel: state.logLevel,
+  subscriptions: Array.from(state.subscriptions)
+})
+
+/** A stored snapshot as a session's state. */
+export const fromSnapshot = (snapshot: Cluster.SessionSnapshot): SessionState => ({
+  protocolVersion: snapshot.protocolVersion,
+  clientInfo: snapshot.clientInfo,
+  clientCapabilities: snapshot.clientCapabilities,
+  initialized: snapshot.initialized,
+  logLevel: snapshot.logLevel,
+  subscriptions: new Set(snapshot.subscriptions)
+})
+
+/** How long a stored session lives without a request when the idle timeout is infinite. */
+const SHARED_TTL_CAP = Duration.days(1)
+
 export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, never, Scope.Scope> =>
   Effect.gen(function*() {
     const storeScope = yield* Effect.scope
     const sessions = yield* Ref.make(HashMap.empty<string, HttpSession>())
     const createLock = yield* Effect.makeSemaphore(1)
+    const shared = options.shared
+    // A stored session expires after the idle timeout without a request (renewed by each request
+    // and, while a GET stream is open, by the refresher below).
+    const ttl = Duration.isFinite(options.idleTimeout) ? options.idleTimeout : SHARED_TTL_CAP
 
     const touch = (s: HttpSession) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(s.lastActivityMillis, now))
 
-    const close = (id: string): Effect.Effect<boolean> =>
+    /** Ends a session on this instance only (eviction, idle, the store's end, a remote `Closed`). */
+    const closeLocal = (id: string): Effect.Effect<boolean> =>
       Effect.gen(function*() {
         const removed = yield* Ref.modify(sessions, (m) => [HashMap.get(m, id), HashMap.remove(m, id)] as const)
         if (Option.isNone(removed)) return false
@@ -110,15 +166,30 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         return true
       })
 
+    /** Terminates a session: here, in the shared store, and on the instances that hold it. */
+    const close = (id: string): Effect.Effect<boolean> =>
+      Effect.gen(function*() {
+        const found = yield* closeLocal(id)
+        if (shared !== undefined) {
+          yield* shared.remove(id).pipe(
+            Effect.zipRight(shared.signal(id, { _tag: "Closed" })),
+            Effect.catchAll((e) =>
+              Effect.logWarning(`Streamable HTTP: session ${id} not terminated on other instances: ${e.message}`)
+            )
+          )
+        }
+        return found
+      })
+
     yield* Effect.addFinalizer(() =>
-      Effect.flatMap(Ref.get(sessions), (m) => Effect.forEach(HashMap.keys(m), close, { discard: true }))
+      Effect.flatMap(Ref.get(sessions), (m) => Effect.forEach(HashMap.keys(m), closeLocal, { discard: true }))
     )
 
     /** Is the session doing nothing: no open GET stream and nothing in flight? */
     const isIdle = (s: HttpSession): Effect.Effect<boolean> =>
       Effect.map(Ref.get(s.openStreams), (streams) => streams === 0 && s.connection.inFlight() === 0)
 
-    /** Closes the least recently active idle session; `false` when every session is busy. */
+    /** Closes the least recently active idle session here; `false` when every session is busy. */
     const evictOne: Effect.Effect<boolean> = Effect.gen(function*() {
       let oldest: { readonly id: string; readonly at: number } | undefined
       for (const s of HashMap.values(yield* Ref.get(sessions))) {
@@ -127,47 +198,132 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         if (oldest === undefined || at < oldest.at) oldest = { id: s.id, at }
       }
       if (oldest === undefined) return false
-      yield* close(oldest.id)
+      yield* closeLocal(oldest.id)
       yield* Effect.logDebug(`Streamable HTTP: session ${oldest.id} closed to make room (maxSessions reached)`)
       return true
     })
 
-    const create = (core: Server.Session): Effect.Effect<Option.Option<HttpSession>> =>
+    /** Writes the session's state to the shared store when a request changed it, and tells the others. */
+    const sync = (s: HttpSession): Effect.Effect<void> =>
+      shared === undefined ? Effect.void : Effect.gen(function*() {
+        const current = yield* Ref.get(s.core.state)
+        const last = yield* Ref.getAndSet(s.synced, current)
+        if (current === last || current === undefined) return
+        const snapshot = toSnapshot(current)
+        yield* shared.save(s.id, snapshot, ttl).pipe(
+          Effect.zipRight(shared.signal(s.id, { _tag: "State", state: snapshot })),
+          Effect.catchAll((e) =>
+            Effect.logWarning(`Streamable HTTP: session ${s.id} state not shared with other instances: ${e.message}`)
+          )
+        )
+      })
+
+    /**
+     * A state read from the shared store replaces this instance's copy, unless a request here
+     * changed it and has not written it yet (its write comes before its response).
+     */
+    const adopt = (s: HttpSession, snapshot: Cluster.SessionSnapshot): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const current = yield* Ref.get(s.core.state)
+        if (current !== (yield* Ref.get(s.synced))) return
+        const state = fromSnapshot(snapshot)
+        yield* Ref.set(s.core.state, state)
+        yield* Ref.set(s.synced, state)
+      })
+
+    /**
+     * The session's connection as the POST handling sees it: with a shared store, a request's
+     * state changes are stored before its response, and the client's responses and cancellations
+     * are passed to the other instances.
+     */
+    const sharedConnection = (
+      s: { readonly id: string; readonly sync: Effect.Effect<void> },
+      connection: Connection.Connection,
+      store: Cluster.SessionStoreShape
+    ): Connection.Connection => ({
+      ...connection,
+      receive: (incoming, outlet) => {
+        const message = incoming.message
+        const forward = message._tag === "Response" ||
+            (message._tag === "Notification" && message.message.method === McpSchema.Method.cancelled)
+          ? store.signal(s.id, { _tag: "Message", message: message.message }).pipe(
+            Effect.catchAll((e) =>
+              Effect.logWarning(`Streamable HTTP: session ${s.id} message not passed to other instances: ${e.message}`)
+            )
+          )
+          : Effect.void
+        const received = connection.receive(incoming, {
+          ...outlet,
+          reply: (reply, text) => Effect.zipRight(s.sync, outlet.reply(reply, text))
+        })
+        return received === undefined
+          ? message._tag === "Request" ? undefined : Effect.zipRight(forward, s.sync)
+          : Effect.zipRight(Effect.zipRight(received, forward), s.sync)
+      }
+    })
+
+    /**
+     * Opens a session on this instance: a new one (`initialize`) or a replica of one another
+     * instance opened (loaded from the shared store).
+     */
+    const open = (id: string, core: Server.Session, replica: boolean): Effect.Effect<Option.Option<HttpSession>> =>
       createLock.withPermits(1)(Effect.gen(function*() {
+        const existing = HashMap.get(yield* Ref.get(sessions), id)
+        if (Option.isSome(existing)) return existing
         if (HashMap.size(yield* Ref.get(sessions)) >= options.maxSessions && !(yield* evictOne)) {
           return Option.none()
         }
         const scope = yield* Scope.fork(storeScope, ExecutionStrategy.sequential)
-        const connection = yield* Connection.make(options.server, { ...options.connection, session: core }).pipe(
-          Scope.extend(scope)
-        )
+        const base = yield* Connection.make(options.server, {
+          ...options.connection,
+          session: core,
+          // unique across the instances of a shared session: a response may reach any of them
+          ...(shared === undefined ? {} : { clientRequestIdPrefix: `${crypto.randomUUID().slice(0, 8)}-` })
+        }).pipe(Scope.extend(scope))
         const closed = yield* Deferred.make<void>()
         yield* Scope.addFinalizer(scope, Deferred.succeed(closed, undefined))
+        const synced = yield* Ref.make(yield* Ref.get(core.state))
+        const syncThis: Effect.Effect<void> = Effect.suspend(() => sync(session))
         const session: HttpSession = {
-          id: newSessionId(),
+          id,
           core,
-          connection,
+          connection: shared === undefined ? base : sharedConnection({ id, sync: syncThis }, base, shared),
           lock: yield* Effect.makeSemaphore(1),
           lastActivityMillis: yield* Ref.make(yield* Clock.currentTimeMillis),
           openStreams: yield* Ref.make(0),
-          log: yield* Ref.make<Log>({ nextId: 1, buffer: [] }),
+          log: yield* Ref.make<Log>(
+            shared === undefined ? { firstId: 1, nextId: 1, buffer: [] } : (() => {
+              // each instance's stream of a shared session numbers from its own random start, so a
+              // `Last-Event-ID` another instance issued is recognised as foreign (nothing replayed)
+              const firstId = 1 + Math.floor(Math.random() * 2 ** 40)
+              return { firstId, nextId: firstId, buffer: [] }
+            })()
+          ),
           live: yield* PubSub.unbounded<StreamEvent>(),
           takeover: yield* Ref.make(Option.none<Deferred.Deferred<void>>()),
           closed,
-          scope
+          scope,
+          synced
         }
         yield* Scope.addFinalizer(scope, PubSub.shutdown(session.live))
+        if (shared !== undefined) {
+          const signals = yield* shared.signals(id).pipe(Scope.extend(scope))
+          yield* Effect.forkIn(
+            Effect.forever(Effect.flatMap(Queue.take(signals), (signal) => onSignal(session, base, signal))),
+            scope
+          )
+        }
         yield* Ref.update(sessions, (m) => HashMap.set(m, session.id, session))
-        const feed = yield* connection.sessionNotifications.pipe(Scope.extend(scope))
+        const feed = yield* base.sessionNotifications.pipe(Scope.extend(scope))
         yield* Effect.forkIn(Stream.runForEach(feed, (m) => publish(session, m)), scope)
         const initializeTimeout = options.initializeTimeout
-        if (initializeTimeout !== undefined && Duration.isFinite(initializeTimeout)) {
+        if (!replica && initializeTimeout !== undefined && Duration.isFinite(initializeTimeout)) {
           // A client that never completes the handshake holds a slot only this long.
           yield* Effect.forkIn(
             Effect.sleep(initializeTimeout).pipe(
-              Effect.zipRight(Ref.get(core.state)),
-              Effect.flatMap((state) =>
-                state !== undefined && state.initialized ? Effect.void : Effect.zipRight(
+              Effect.zipRight(initializedAnywhere(session)),
+              Effect.flatMap((initialized) =>
+                initialized ? Effect.void : Effect.zipRight(
                   close(session.id),
                   Effect.logDebug(
                     `Streamable HTTP: session ${session.id} closed: no notifications/initialized within ${
@@ -183,10 +339,97 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         return Option.some(session)
       }))
 
-    const get = (id: string): Effect.Effect<Option.Option<HttpSession>> =>
-      Effect.flatMap(Ref.get(sessions), (m): Effect.Effect<Option.Option<HttpSession>> => {
-        const s = HashMap.get(m, id)
-        return Option.isSome(s) ? Effect.as(touch(s.value), s) : Effect.succeed(s)
+    /** Has the client sent `notifications/initialized` (to this instance, or to another one)? */
+    const initializedAnywhere = (s: HttpSession): Effect.Effect<boolean> =>
+      Effect.flatMap(Ref.get(s.core.state), (state) => {
+        if (state !== undefined && state.initialized) return Effect.succeed(true)
+        if (shared === undefined) return Effect.succeed(false)
+        // the store unreadable: keep the session rather than close one that may be in use
+        return shared.load(s.id, ttl).pipe(
+          Effect.map(Option.match({ onNone: () => false, onSome: (snapshot) => snapshot.initialized })),
+          Effect.orElseSucceed(() => true)
+        )
+      })
+
+    const onSignal = (
+      s: HttpSession,
+      base: Connection.Connection,
+      signal: Cluster.SessionSignal
+    ): Effect.Effect<void> => {
+      switch (signal._tag) {
+        case "State":
+          return adopt(s, signal.state)
+        case "Message": {
+          const message = signal.message
+          const classified: JsonRpc.Classified = "method" in message
+            ? { _tag: "Notification", message }
+            : { _tag: "Response", message }
+          return base.receive({ message: classified }, Connection.noOutlet) ?? Effect.void
+        }
+        case "Closed":
+          // not in the session's own scope: closing it interrupts this fiber
+          return Effect.asVoid(Effect.forkIn(closeLocal(s.id), storeScope))
+      }
+    }
+
+    const create = (core: Server.Session): Effect.Effect<Option.Option<HttpSession>> =>
+      Effect.gen(function*() {
+        const id = newSessionId()
+        if (shared !== undefined) {
+          const state = yield* Ref.get(core.state)
+          if (state !== undefined) {
+            const stored = yield* Effect.either(shared.save(id, toSnapshot(state), ttl))
+            if (stored._tag === "Left") {
+              // other instances could not find it: no session rather than one that works by chance
+              yield* Effect.logWarning(
+                `Streamable HTTP: no session opened, the session store failed: ${stored.left.message}`
+              )
+              return Option.none()
+            }
+          }
+        }
+        return yield* open(id, core, false)
+      })
+
+    const get = (id: string): Effect.Effect<Option.Option<HttpSession>, Unavailable> =>
+      Effect.gen(function*() {
+        const local = HashMap.get(yield* Ref.get(sessions), id)
+        if (shared === undefined) {
+          if (Option.isSome(local)) yield* touch(local.value)
+          return local
+        }
+        const loaded = yield* Effect.either(shared.load(id, ttl))
+        if (loaded._tag === "Left") {
+          if (Option.isNone(local)) {
+            return yield* Effect.fail<Unavailable>({
+              _tag: "Unavailable",
+              reason: `the session store is unavailable (${loaded.left.message})`
+            })
+          }
+          // held here: served with this instance's copy of its state
+          yield* Effect.logDebug(`Streamable HTTP: session ${id} served from memory: ${loaded.left.message}`)
+          yield* touch(local.value)
+          return local
+        }
+        if (Option.isNone(loaded.right)) {
+          // terminated or expired in the store
+          if (Option.isSome(local)) yield* closeLocal(id)
+          return Option.none()
+        }
+        if (Option.isSome(local)) {
+          yield* adopt(local.value, loaded.right.value)
+          yield* touch(local.value)
+          return local
+        }
+        const core: Server.Session = {
+          state: yield* Ref.make<SessionState | undefined>(fromSnapshot(loaded.right.value))
+        }
+        const replica = yield* open(id, core, true)
+        if (Option.isNone(replica)) {
+          return yield* Effect.fail<Unavailable>({ _tag: "Unavailable", reason: "too many sessions on this instance" })
+        }
+        yield* touch(replica.value)
+        return replica
       })
 
     const publish = (session: HttpSession, message: JsonRpc.Message): Effect.Effect<void> =>
@@ -195,6 +438,7 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
           const ev: StreamEvent = { id: log.nextId, message }
           const buffer = [...log.buffer, ev]
           return [ev, {
+            firstId: log.firstId,
             nextId: log.nextId + 1,
             buffer: buffer.length > options.replayBufferSize ? buffer.slice(-options.replayBufferSize) : buffer
           }]
@@ -215,7 +459,8 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         // is dropped from the live side by its id.
         const subscription = yield* PubSub.subscribe(session.live)
         const log = yield* Ref.get(session.log)
-        const replay = lastEventId === undefined ? [] : log.buffer.filter((e) => e.id > lastEventId)
+        const issuedHere = lastEventId !== undefined && lastEventId >= log.firstId - 1 && lastEventId < log.nextId
+        const replay = issuedHere ? log.buffer.filter((e) => e.id > lastEventId) : []
         const latest = log.nextId - 1
         const items: ReadonlyArray<StreamItem> = [
           ...replay.map((event): StreamItem => ({ _tag: "Event", event })),
@@ -242,13 +487,26 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
           const idle = now - (yield* Ref.get(s.lastActivityMillis)) >= timeoutMillis
           if (!idle) continue
           if (!(yield* isIdle(s))) continue
-          yield* close(s.id)
+          // here only: with a shared store the session may be in use on another instance
+          yield* closeLocal(s.id)
           yield* Effect.logDebug(
             `Streamable HTTP: session ${s.id} closed after ${Duration.format(options.idleTimeout)} idle`
           )
         }
       })
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(every), sweep)))
+    }
+
+    if (shared !== undefined) {
+      // A session whose GET stream is open here stays alive in the store without requests.
+      const every = Duration.millis(Math.max(10, Math.min(Duration.toMillis(ttl) / 3, 60_000)))
+      const refresh = Effect.gen(function*() {
+        for (const s of HashMap.values(yield* Ref.get(sessions))) {
+          if ((yield* Ref.get(s.openStreams)) === 0) continue
+          yield* Effect.ignore(shared.load(s.id, ttl))
+        }
+      })
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(every), refresh)))
     }
 
     return {

@@ -42,18 +42,27 @@ export type SessionLookup =
   | { readonly _tag: "Found"; readonly session: Sessions.HttpSession }
   | { readonly _tag: "Refused"; readonly response: HttpServerResponse.HttpServerResponse }
 
-/** Looks up the legacy session named by `Mcp-Session-Id`: 404 when unknown. */
+/**
+ * Looks up the legacy session named by `Mcp-Session-Id`: 404 when unknown; 503 when a shared
+ * session store cannot be read (the session may exist on another instance).
+ */
 export const sessionOf = (state: HandlerState, headers: Headers.Headers): Effect.Effect<SessionLookup> => {
   const id = HeaderRules.getHeader(headers, HeaderRules.Header.sessionId)
   if (id === undefined || id === "") return Effect.succeed({ _tag: "None" })
   return Effect.gen(function*() {
-    const session = yield* state.store.get(id)
-    if (Option.isNone(session)) {
+    const session = yield* Effect.either(state.store.get(id))
+    if (session._tag === "Left") {
+      return {
+        _tag: "Refused",
+        response: refuse(503, `Service Unavailable: ${session.left.reason}; try again later`, { "retry-after": "1" })
+      } as const
+    }
+    if (Option.isNone(session.right)) {
       return { _tag: "Refused", response: refuse(404, "Not Found: unknown or terminated session") } as const
     }
-    const versionError = yield* checkLegacyVersion(state, session.value, headers)
+    const versionError = yield* checkLegacyVersion(state, session.right.value, headers)
     if (Option.isSome(versionError)) return { _tag: "Refused", response: versionError.value } as const
-    return { _tag: "Found", session: session.value } as const
+    return { _tag: "Found", session: session.right.value } as const
   })
 }
 
