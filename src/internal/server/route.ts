@@ -5,7 +5,6 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type * as Tracer from "effect/Tracer"
 import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
@@ -33,16 +32,19 @@ export const route = (
   request: JsonRpc.Request,
   era: Era,
   options: DispatchOptions,
-  span: Tracer.Span,
+  operation: Telemetry.Operation,
   tool?: Defs.CompiledTool
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const entry = Methods.lookup(request.method)
   const mrtr = era.era === "modern" && entry?.mrtr === true ? mrtrInput(server, request) : undefined
   if (mrtr instanceof Failure) return Effect.fail(mrtr)
   if (Effect.isEffect(mrtr)) {
-    return Effect.flatMap(mrtr, (input) => routeIn(server, snapshot, request, era, options, span, entry, tool, input))
+    return Effect.flatMap(
+      mrtr,
+      (input) => routeIn(server, snapshot, request, era, options, operation, entry, tool, input)
+    )
   }
-  return routeIn(server, snapshot, request, era, options, span, entry, tool, mrtr)
+  return routeIn(server, snapshot, request, era, options, operation, entry, tool, mrtr)
 }
 
 const routeIn = (
@@ -51,12 +53,12 @@ const routeIn = (
   request: JsonRpc.Request,
   era: Era,
   options: DispatchOptions,
-  span: Tracer.Span,
+  operation: Telemetry.Operation,
   entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
   tool: Defs.CompiledTool | undefined,
   mrtr: MrtrInput | undefined
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  span.attribute(Telemetry.Attr.protocolVersion, era.protocolVersion)
+  Telemetry.setProtocolVersion(operation, era.protocolVersion)
   const ctx = makeContext(server, request, era, options, mrtr)
   // Capabilities come from the whole snapshot; handlers work on the caller's view, so a hidden
   // definition is absent from lists and unknown when named (a tool found in the whole snapshot
