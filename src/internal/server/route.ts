@@ -11,10 +11,9 @@ import * as McpSchema from "../../McpSchema.js"
 import * as Telemetry from "../telemetry.js"
 import type { Era } from "./dispatch.js"
 import { fail, Failure } from "./failure.js"
-import { capabilities } from "./make.js"
 import * as Methods from "./methods.js"
 import type { DispatchOptions, Server } from "./model.js"
-import { inputRequiredResult, type MrtrInput, mrtrInput } from "./mrtr.js"
+import { FIRST_ROUND, inputRequiredResult, type MrtrInput, mrtrInput } from "./mrtr.js"
 import { makeContext } from "./requestContext.js"
 import type * as Defs from "./snapshot.js"
 import * as Visibility from "./visibility.js"
@@ -36,7 +35,12 @@ export const route = (
   tool?: Defs.CompiledTool
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const entry = Methods.lookup(request.method)
-  const mrtr = era.era === "modern" && entry?.mrtr === true ? mrtrInput(server, request) : undefined
+  const params = request.params
+  const mrtr = era.era !== "modern" || entry?.mrtr !== true
+    ? undefined
+    : params?.inputResponses === undefined && params?.requestState === undefined
+    ? FIRST_ROUND
+    : mrtrInput(server, request)
   if (mrtr instanceof Failure) return Effect.fail(mrtr)
   if (Effect.isEffect(mrtr)) {
     return Effect.flatMap(
@@ -63,7 +67,7 @@ const routeIn = (
   // Capabilities come from the whole snapshot; handlers work on the caller's view, so a hidden
   // definition is absent from lists and unknown when named (a tool found in the whole snapshot
   // is looked up again in the view).
-  const caps = capabilities(server, full)
+  const caps = Methods.capabilities(server, full)
   return full.hasVisibility
     ? Effect.flatMap(
       Visibility.view(full, ctx),
