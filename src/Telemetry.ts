@@ -2,8 +2,8 @@
  * Observability by the OpenTelemetry semantic conventions for MCP (semantic-conventions-genai,
  * `docs/gen-ai/mcp.md`, status Development).
  *
- * Nothing to switch on: every request a server answers runs in a SERVER span and every request a
- * client sends in a CLIENT span, both named `{mcp.method.name} {target}` (the tool or prompt name;
+ * Nothing to switch on: with a tracer installed, every request a server answers runs in a SERVER
+ * span and every request a client sends in a CLIENT span, both named `{mcp.method.name} {target}` (the tool or prompt name;
  * resource URIs stay out of names) with the conventions' attributes (`mcp.method.name`,
  * `jsonrpc.request.id`, `mcp.protocol.version`, `gen_ai.tool.name` and `gen_ai.operation.name:
  * execute_tool`, `gen_ai.prompt.name`, `mcp.resource.uri`, `mcp.session.id` for HTTP legacy
@@ -13,6 +13,9 @@
  * {@link TraceContext}'s `tracestate` / `baggage`) into `params._meta`; the server continues the
  * caller's trace from it, so a proxy keeps one trace from its caller to its backends. Spans go to
  * whatever `Tracer` the app provides (`@effect/opentelemetry` exports them; see `examples/tracing.ts`).
+ * Without one (Effect's built-in tracer, or tracing disabled) no span is made and no `traceparent`
+ * written unless there is a trace to continue (a caller's `traceparent`; a span the client is
+ * called beneath); the metrics below are recorded either way, with the same labels.
  *
  * The durations are Effect `Metric` histograms in seconds with the conventions' bucket
  * boundaries; the app's metric exporter reads them from Effect's registry.

@@ -17,8 +17,10 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
@@ -385,62 +387,189 @@ const METHOD_NOT_FOUND = String(JsonRpc.ErrorCode.MethodNotFound)
 export const secondsBetween = (startNanos: bigint, endNanos: bigint): number => Number(endNanos - startNanos) / 1e9
 
 // ---------------------------------------------------------------------------------------------
+// is anyone watching? (the fast path without a tracer)
+// ---------------------------------------------------------------------------------------------
+
+/** Effect's built-in tracer, the one a fiber has when the app installed none (its spans go nowhere). */
+const NATIVE_TRACER = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+
+/**
+ * Do this fiber's spans go anywhere? Yes when tracing is enabled and the app installed a tracer
+ * (`@effect/opentelemetry`, `Effect.withTracer`, `Layer.setTracer`). Two field reads: checked
+ * once per request (docs/architecture.md, "Observability").
+ */
+const isTracing = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
+  fiber.currentTracer !== NATIVE_TRACER && fiber.getFiberRef(FiberRef.currentTracerEnabled)
+
+/**
+ * One request's telemetry while a server handles it: its SERVER span when one was made, and the
+ * protocol version once the request's era is known (a label of the duration metric).
+ */
+export interface Operation {
+  readonly span: Tracer.Span | undefined
+  protocolVersion: string | undefined
+}
+
+/** Records the request's protocol version, on the span too when there is one (`mcp.protocol.version`). */
+export const setProtocolVersion = (operation: Operation, protocolVersion: string): void => {
+  operation.protocolVersion = protocolVersion
+  operation.span?.attribute(Attr.protocolVersion, protocolVersion)
+}
+
+const CANCELLED: Outcome = { errorType: "cancelled" }
+
+/**
+ * The labels of an operation metric without a span: the same label sets, in the same order, that
+ * `recordOperation` takes from a span's attributes (see there for the bounds against made-up
+ * names). Cached by a key of the label values, so a repeated request builds nothing.
+ */
+const operationLabels = (
+  side: "server" | "client",
+  peer: Peer | undefined,
+  method: string,
+  name: unknown,
+  protocolVersion: string | undefined,
+  outcome: Outcome
+): ReadonlyArray<MetricLabel.MetricLabel> => {
+  const target = typeof name === "string" &&
+      (method === McpSchema.Method.toolsCall || method === McpSchema.Method.promptsGet)
+    ? name
+    : undefined
+  const serverSide = side === "server" || peer?.address === undefined
+  const key = `${side}\u0000${method}\u0000${target ?? "\u0001"}\u0000${protocolVersion ?? "\u0001"}\u0000${
+    peer === undefined
+      ? "\u0001"
+      : `${peer.transport}\u0000${peer.protocolName}\u0000${peer.protocolVersion}\u0000${
+        serverSide ? "\u0001" : `${peer.address}\u0000${peer.port}`
+      }`
+  }\u0000${outcome.errorType ?? "\u0001"}\u0000${outcome.statusCode ?? "\u0001"}`
+  const cached = fastLabels.get(key)
+  if (cached !== undefined) return cached
+  const invalidName = outcome.statusCode === INVALID_PARAMS
+  const pairs: Array<readonly [string, string]> = [
+    [Attr.methodName, outcome.statusCode === METHOD_NOT_FOUND ? "_OTHER" : method]
+  ]
+  if (target !== undefined && !invalidName) {
+    pairs.push([method === McpSchema.Method.toolsCall ? Attr.toolName : Attr.promptName, target])
+  }
+  if (method === McpSchema.Method.toolsCall) pairs.push([Attr.operationName, "execute_tool"])
+  if (protocolVersion !== undefined) pairs.push([Attr.protocolVersion, protocolVersion])
+  if (peer !== undefined) {
+    pairs.push([Attr.networkTransport, peer.transport])
+    if (peer.protocolName !== undefined) pairs.push([Attr.networkProtocolName, peer.protocolName])
+    if (peer.protocolVersion !== undefined) pairs.push([Attr.networkProtocolVersion, peer.protocolVersion])
+    if (!serverSide && peer.address !== undefined) {
+      pairs.push([Attr.serverAddress, peer.address])
+      if (peer.port !== undefined) pairs.push([Attr.serverPort, String(peer.port)])
+    }
+  }
+  if (outcome.errorType !== undefined) pairs.push([Attr.errorType, outcome.errorType])
+  if (outcome.statusCode !== undefined) pairs.push([Attr.statusCode, outcome.statusCode])
+  const labels = labelsOf(pairs)
+  if (fastLabels.size < MAX_LABEL_SETS) fastLabels.set(key, labels)
+  return labels
+}
+
+/** `operationLabels`' cache: label arrays by the text of their values (bounded as `labelSets`). */
+const fastLabels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+
+// ---------------------------------------------------------------------------------------------
 // the server side of one request
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Runs `handle` inside the request's SERVER span: named and attributed by the conventions, the
- * child of the caller's `traceparent` when `params._meta` carries one (the ambient span, if any,
- * becomes a link), ended with the reply's outcome; records `mcp.server.operation.duration`.
- * `handle` gets the span (the parent of whatever the request traces).
+ * Runs `handle` for one request and records `mcp.server.operation.duration`. When a tracer is
+ * installed, or `params._meta` carries a caller's `traceparent` to continue, `handle` runs inside
+ * the request's SERVER span: named and attributed by the conventions, the child of the caller's
+ * `traceparent` (the ambient span, if any, becomes a link), ended with the reply's outcome.
+ * A server made beneath a span (`spanned`: its captured environment holds one) makes the span too,
+ * so that its handlers never run beneath that make-time span. Otherwise no span is made and no
+ * attribute is built (the metric's labels come from a cache). `handle` gets the `Operation` (its
+ * span, if any, is the parent of whatever the request traces).
  */
 export const serverRequest = <R extends { readonly message: JsonRpc.Response }>(
   request: JsonRpc.Request,
   peer: Peer | undefined,
   options: Options | undefined,
-  handle: (span: Tracer.Span, trace: TraceContext["Type"] | undefined) => Effect.Effect<R>
+  spanned: boolean,
+  handle: (operation: Operation, trace: TraceContext["Type"] | undefined) => Effect.Effect<R>
 ): Effect.Effect<R> =>
-  Effect.clockWith((clock) => {
-    const content = options?.recordToolContent === true
+  Effect.withFiberRuntime((fiber) => {
     const params = request.params
     const meta = JsonRpc.isObject(params?._meta) ? params._meta : undefined
     const remote = meta === undefined ? undefined : parseTraceparent(meta[MetaKey.traceparent])
-    const attributes = peerAttributes(
-      requestAttributes(request.method, params, request.id, content),
-      peer,
-      "server"
-    )
-    const start = clock.unsafeCurrentTimeNanos()
     const trace = meta === undefined ? undefined : traceContextOf(meta)
-    const open = remote === undefined
-      ? Effect.makeSpan(spanName(request.method, params), { kind: "server", attributes, captureStackTrace: false })
-      : Effect.flatMap(
-        Effect.serviceOption(Tracer.ParentSpan),
-        (ambient) =>
-          Effect.makeSpan(spanName(request.method, params), {
-            kind: "server",
-            attributes,
-            captureStackTrace: false,
-            parent: remote,
-            links: Option.isSome(ambient) ? [{ _tag: "SpanLink", span: ambient.value, attributes: {} }] : []
-          })
-      )
-    return Effect.flatMap(open, (span) =>
-      Effect.onExit(handle(span, trace), (exit) => {
+    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    if (remote === undefined && !spanned && !isTracing(fiber)) {
+      const operation: Operation = { span: undefined, protocolVersion: undefined }
+      const start = clock.unsafeCurrentTimeNanos()
+      return Effect.onExit(handle(operation, trace), (exit) => {
         const end = clock.unsafeCurrentTimeNanos()
-        const outcome = Exit.isSuccess(exit)
-          ? responseOutcome(exit.value.message)
-          : { errorType: "cancelled" }
-        if (Exit.isSuccess(exit) && request.method === McpSchema.Method.initialize) {
+        let outcome = CANCELLED
+        if (Exit.isSuccess(exit)) {
           const response = exit.value.message
-          if (!JsonRpc.isErrorResponse(response) && typeof response.result.protocolVersion === "string") {
-            span.attribute(Attr.protocolVersion, response.result.protocolVersion)
-          }
+          outcome = responseOutcome(response)
+          if (
+            request.method === McpSchema.Method.initialize && !JsonRpc.isErrorResponse(response) &&
+            typeof response.result.protocolVersion === "string"
+          ) operation.protocolVersion = response.result.protocolVersion
         }
-        endSpan(span, end, Exit.isSuccess(exit) ? outcome : undefined, Exit.isSuccess(exit) ? undefined : exit, content)
-        return recordOperation(serverOperationDuration, span, attributes, outcome, secondsBetween(start, end))
-      }))
+        return update(
+          serverOperationDuration,
+          operationLabels("server", peer, request.method, params?.name, operation.protocolVersion, outcome),
+          secondsBetween(start, end)
+        )
+      })
+    }
+    return tracedServerRequest(request, params, remote, trace, clock, peer, options, handle)
   })
+
+const tracedServerRequest = <R extends { readonly message: JsonRpc.Response }>(
+  request: JsonRpc.Request,
+  params: JsonRpc.JsonObject | undefined,
+  remote: Tracer.ExternalSpan | undefined,
+  trace: TraceContext["Type"] | undefined,
+  clock: Clock.Clock,
+  peer: Peer | undefined,
+  options: Options | undefined,
+  handle: (operation: Operation, trace: TraceContext["Type"] | undefined) => Effect.Effect<R>
+): Effect.Effect<R> => {
+  const content = options?.recordToolContent === true
+  const attributes = peerAttributes(
+    requestAttributes(request.method, params, request.id, content),
+    peer,
+    "server"
+  )
+  const start = clock.unsafeCurrentTimeNanos()
+  const open = remote === undefined
+    ? Effect.makeSpan(spanName(request.method, params), { kind: "server", attributes, captureStackTrace: false })
+    : Effect.flatMap(
+      Effect.serviceOption(Tracer.ParentSpan),
+      (ambient) =>
+        Effect.makeSpan(spanName(request.method, params), {
+          kind: "server",
+          attributes,
+          captureStackTrace: false,
+          parent: remote,
+          links: Option.isSome(ambient) ? [{ _tag: "SpanLink", span: ambient.value, attributes: {} }] : []
+        })
+    )
+  return Effect.flatMap(open, (span) =>
+    Effect.onExit(handle({ span, protocolVersion: undefined }, trace), (exit) => {
+      const end = clock.unsafeCurrentTimeNanos()
+      const outcome = Exit.isSuccess(exit)
+        ? responseOutcome(exit.value.message)
+        : CANCELLED
+      if (Exit.isSuccess(exit) && request.method === McpSchema.Method.initialize) {
+        const response = exit.value.message
+        if (!JsonRpc.isErrorResponse(response) && typeof response.result.protocolVersion === "string") {
+          span.attribute(Attr.protocolVersion, response.result.protocolVersion)
+        }
+      }
+      endSpan(span, end, Exit.isSuccess(exit) ? outcome : undefined, Exit.isSuccess(exit) ? undefined : exit, content)
+      return recordOperation(serverOperationDuration, span, attributes, outcome, secondsBetween(start, end))
+    }))
+}
 
 /** The `tracestate` / `baggage` of a request's `_meta`, if it carries either. */
 export const traceContextOf = (meta: JsonRpc.JsonObject): TraceContext["Type"] | undefined => {
@@ -458,10 +587,12 @@ export const traceContextOf = (meta: JsonRpc.JsonObject): TraceContext["Type"] |
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Runs `send` inside the request's CLIENT span and hands it the params to send: the caller's,
- * with `params._meta.traceparent` naming the span (and the `tracestate` / `baggage` of the
- * current `TraceContext` unless the params carry their own). Ends the span with the outcome and
- * records `mcp.client.operation.duration`.
+ * Runs `send` with the params to send and records `mcp.client.operation.duration`. When a tracer
+ * is installed, or the request is sent beneath a span (a trace to continue: a proxy forwarding a
+ * traced call, an app's `Effect.withSpan`), `send` runs inside the request's CLIENT span and the
+ * params carry `params._meta.traceparent` naming it; the span ends with the outcome. Otherwise no
+ * span is made and no `traceparent` written. Either way the current `TraceContext`'s `tracestate`
+ * / `baggage` are added unless the params carry their own.
  */
 export const clientRequest = <E extends { readonly _tag: string }>(
   method: string,
@@ -470,9 +601,26 @@ export const clientRequest = <E extends { readonly _tag: string }>(
   protocolVersion: string | undefined,
   peer: Peer | undefined,
   options: Options | undefined,
-  send: (params: JsonRpc.JsonObject) => Effect.Effect<JsonRpc.JsonObject, E>
+  send: (params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, E>
 ): Effect.Effect<JsonRpc.JsonObject, E> =>
-  Effect.clockWith((clock) => {
+  Effect.withFiberRuntime((fiber) => {
+    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    const trace = Context.get(fiber.currentContext, TraceContext)
+    if (fiber.currentSpan === undefined && !isTracing(fiber)) {
+      const start = clock.unsafeCurrentTimeNanos()
+      const sent = trace.tracestate === undefined && trace.baggage === undefined
+        ? params
+        : withTraceMeta(params, undefined, trace)
+      return Effect.onExit(send(sent), (exit) => {
+        const end = clock.unsafeCurrentTimeNanos()
+        const outcome = Exit.isSuccess(exit) ? resultOutcome(exit.value) : failureOutcome(exit) ?? CANCELLED
+        return update(
+          clientOperationDuration,
+          operationLabels("client", peer, method, params?.name, protocolVersion, outcome),
+          secondsBetween(start, end)
+        )
+      })
+    }
     const content = options?.recordToolContent === true
     const attributes = peerAttributes(requestAttributes(method, params, id, content), peer, "client")
     if (protocolVersion !== undefined) attributes[Attr.protocolVersion] = protocolVersion
@@ -480,23 +628,22 @@ export const clientRequest = <E extends { readonly _tag: string }>(
     return Effect.flatMap(
       Effect.makeSpan(spanName(method, params), { kind: "client", attributes, captureStackTrace: false }),
       (span) =>
-        Effect.flatMap(TraceContext, (trace) =>
-          send(withTraceMeta(params, span, trace)).pipe(
-            // what the transport traces (an HTTP request) runs beneath the MCP span
-            Effect.withParentSpan(span),
-            Effect.onExit((exit) => {
-              const end = clock.unsafeCurrentTimeNanos()
-              const outcome = Exit.isSuccess(exit) ? resultOutcome(exit.value) : failureOutcome(exit)
-              endSpan(span, end, outcome, outcome === undefined ? exit : undefined, content)
-              return recordOperation(
-                clientOperationDuration,
-                span,
-                attributes,
-                outcome ?? { errorType: "cancelled" },
-                secondsBetween(start, end)
-              )
-            })
-          ))
+        send(withTraceMeta(params, span, trace)).pipe(
+          // what the transport traces (an HTTP request) runs beneath the MCP span
+          Effect.withParentSpan(span),
+          Effect.onExit((exit) => {
+            const end = clock.unsafeCurrentTimeNanos()
+            const outcome = Exit.isSuccess(exit) ? resultOutcome(exit.value) : failureOutcome(exit)
+            endSpan(span, end, outcome, outcome === undefined ? exit : undefined, content)
+            return recordOperation(
+              clientOperationDuration,
+              span,
+              attributes,
+              outcome ?? CANCELLED,
+              secondsBetween(start, end)
+            )
+          })
+        )
     )
   })
 
@@ -514,14 +661,16 @@ const failureOutcome = (exit: Exit.Exit<unknown, { readonly _tag: string }>): Ou
   return reason === "Timeout" ? { errorType: "timeout", message } : { errorType: failure._tag, message }
 }
 
-/** `params` with the trace context keys in `_meta` (the span's `traceparent` always wins). */
+/** `params` with the trace context keys in `_meta`: the span's `traceparent` (always wins), if any, and the trace context's unless the params carry their own. */
 const withTraceMeta = (
   params: JsonRpc.JsonObject | undefined,
-  span: Tracer.Span,
+  span: Tracer.Span | undefined,
   trace: TraceContext["Type"]
 ): JsonRpc.JsonObject => {
   const own = params !== undefined && JsonRpc.isObject(params._meta) ? params._meta : undefined
-  const meta: Record<string, unknown> = { ...own, [MetaKey.traceparent]: formatTraceparent(span) }
+  const meta: Record<string, unknown> = span === undefined
+    ? { ...own }
+    : { ...own, [MetaKey.traceparent]: formatTraceparent(span) }
   if (trace.tracestate !== undefined && own?.[MetaKey.tracestate] === undefined) {
     meta[MetaKey.tracestate] = trace.tracestate
   }

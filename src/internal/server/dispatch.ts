@@ -174,30 +174,31 @@ export const dispatchClassified = (
       return handleNotification(classified.message, options).pipe(Effect.as(Option.none()))
     case "Request": {
       const request = classified.message
-      // The request's SERVER span (internal/telemetry.ts): named and attributed by the
-      // OpenTelemetry MCP conventions, the child of the caller's `_meta.traceparent`, ended with
-      // the reply's outcome. It is the parent of whatever the request traces; the defect log
-      // below runs beneath it too.
+      // The request's telemetry (internal/telemetry.ts): its SERVER span when a tracer is
+      // installed or the caller's `_meta.traceparent` is to be continued (named and attributed by
+      // the OpenTelemetry MCP conventions, ended with the reply's outcome, the parent of whatever
+      // the request traces; the defect log below runs beneath it too), and its duration metric.
       return Effect.map(
         Telemetry.serverRequest(
           request,
           options.peer,
           server.options.telemetry,
-          (span, trace) =>
-            handleRequest(server, request, options, span).pipe(
+          server.context.unsafeMap.has(Tracer.ParentSpan.key),
+          (operation, trace) =>
+            handleRequest(server, request, options, operation).pipe(
               Effect.mapInputContext((current: Context.Context<never>) =>
-                requestEnvironment(server, current, span, trace)
+                requestEnvironment(server, current, operation.span, trace)
               ),
               Effect.map((result): Reply => ({ message: JsonRpc.success(request.id, result), status: 200 })),
               Effect.catchAll((f) =>
                 Effect.succeed<Reply>({ message: JsonRpc.failure(request.id, f.error), status: f.status })
               ),
-              Effect.catchAllDefect((defect) =>
-                Effect.logError(`${request.method} failed with a defect`, Cause.die(defect)).pipe(
-                  Effect.withParentSpan(span),
+              Effect.catchAllDefect((defect) => {
+                const logged = Effect.logError(`${request.method} failed with a defect`, Cause.die(defect))
+                return (operation.span === undefined ? logged : Effect.withParentSpan(logged, operation.span)).pipe(
                   Effect.as<Reply>({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
                 )
-              )
+              })
             )
         ),
         Option.some
@@ -209,20 +210,18 @@ export const dispatchClassified = (
 /**
  * The environment a request runs in, provided once (each provision costs a context copy and two
  * fiber-ref writes): the environment captured by `make` (what the handlers and middlewares need)
- * as a fallback beneath the request's own (the transport's services), and the request's span (the
- * parent of whatever the request traces). Middlewares provide their services above it.
+ * as a fallback beneath the request's own (the transport's services), the request's span if it
+ * has one (the parent of whatever the request traces) and the caller's trace context if any.
+ * Middlewares provide their services above it.
  */
 const requestEnvironment = (
   server: Server,
   current: Context.Context<never>,
-  span: Tracer.Span,
+  span: Tracer.Span | undefined,
   trace: Telemetry.TraceContext["Type"] | undefined
 ): Context.Context<never> => {
-  const withSpan = Context.add(
-    server.context.unsafeMap.size === 0 ? current : Context.merge(server.context, current),
-    Tracer.ParentSpan,
-    span
-  )
+  const base = server.context.unsafeMap.size === 0 ? current : Context.merge(server.context, current)
+  const withSpan = span === undefined ? base : Context.add(base, Tracer.ParentSpan, span)
   return trace === undefined ? withSpan : Context.add(withSpan, Telemetry.TraceContext, trace)
 }
 
@@ -240,7 +239,7 @@ const handleRequest = (
   server: Server,
   request: JsonRpc.Request,
   options: DispatchOptions,
-  span: Tracer.Span
+  operation: Telemetry.Operation
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const params = request.params ?? {}
   const meta = JsonRpc.isObject(params._meta) ? params._meta : undefined
@@ -249,8 +248,8 @@ const handleRequest = (
     SubscriptionRef.get(server.state),
     (snapshot) =>
       modern
-        ? handleModern(server, snapshot, request, meta, options, span)
-        : handleLegacy(server, snapshot, request, params, options, span)
+        ? handleModern(server, snapshot, request, meta, options, operation)
+        : handleLegacy(server, snapshot, request, params, options, operation)
   )
 }
 
@@ -260,7 +259,7 @@ const handleModern = (
   request: JsonRpc.Request,
   meta: JsonRpc.JsonObject | undefined,
   options: DispatchOptions,
-  span: Tracer.Span
+  operation: Telemetry.Operation
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const era = modernEra(server, meta)
   if (era instanceof Failure) return Effect.fail(era)
@@ -281,7 +280,7 @@ const handleModern = (
     return fail(McpError.methodNotFound(request.method), 404)
   }
   return Effect.map(
-    route(server, snapshot, request, era, options, span, tool),
+    route(server, snapshot, request, era, options, operation, tool),
     (result) => modernResult(server, request.method, result)
   )
 }
@@ -292,7 +291,7 @@ const handleLegacy = (
   request: JsonRpc.Request,
   params: JsonRpc.JsonObject,
   options: DispatchOptions,
-  span: Tracer.Span
+  operation: Telemetry.Operation
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   if (request.method === McpSchema.Method.initialize) {
     return initialize(server, snapshot, params, options)
@@ -322,7 +321,7 @@ const handleLegacy = (
         clientInfo: session.clientInfo,
         clientCapabilities: session.clientCapabilities
       }
-      return route(server, snapshot, request, era, options, span)
+      return route(server, snapshot, request, era, options, operation)
     }
   )
 }

@@ -1,5 +1,6 @@
 /**
- * Building a server value, and the capabilities it derives from what it serves.
+ * Building a server value (the capabilities it derives from what it serves are `methods.ts`'s:
+ * its gates read them on every request).
  * @internal
  */
 import * as Deferred from "effect/Deferred"
@@ -8,8 +9,6 @@ import * as Option from "effect/Option"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Cluster from "../../Cluster.js"
 import * as McpSchema from "../../McpSchema.js"
-import * as Task from "../../Task.js"
-import * as Skill from "../skill/build.js"
 import { type AnyOptions, type Core, memoryBus, type Options } from "./model.js"
 import * as InputState from "./requestState.js"
 import * as Defs from "./snapshot.js"
@@ -46,32 +45,4 @@ export const make = (typed: AnyOptions): Effect.Effect<Core, Defs.DefinitionErro
     return { info, options, context, versions, state, events, stopped: shutdown, stateKeys, tasks }
   })
 
-/** Capabilities per snapshot: derived once, not on every request (a snapshot never changes). */
-const capabilitiesCache = new WeakMap<Defs.Snapshot, McpSchema.ServerCapabilities>()
-
-export const capabilities = (server: Core, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
-  const cached = capabilitiesCache.get(snapshot)
-  if (cached !== undefined) return cached
-  const caps = deriveCapabilities(server, snapshot)
-  capabilitiesCache.set(snapshot, caps)
-  return caps
-}
-
-const deriveCapabilities = (server: Core, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
-  const caps: Record<string, Record<string, unknown>> = {}
-  const listChanged = server.options.listChanged === true ? { listChanged: true } : {}
-  if (snapshot.tools.length > 0) caps.tools = { ...listChanged }
-  if (snapshot.resources.length > 0 || snapshot.templates.length > 0 || snapshot.skills.length > 0) {
-    caps.resources = { ...(server.options.subscribe === true ? { subscribe: true } : {}), ...listChanged }
-  }
-  if (snapshot.prompts.length > 0) caps.prompts = { ...listChanged }
-  const completes = snapshot.prompts.some((p) => p.def.complete !== undefined) ||
-    snapshot.templates.some((t) => t.def.complete !== undefined)
-  if (completes) caps.completions = {}
-  if (server.options.logging === true) caps.logging = {}
-  // Skills extension (SEP-2640): declared only when skills are served; settings inline.
-  if (snapshot.skills.length > 0) caps.extensions = { [Skill.EXTENSION_ID]: { directoryRead: true } }
-  // Tasks extension (SEP-2663): declared when the `tasks` option is set; no settings.
-  if (server.tasks !== undefined) caps.extensions = { ...caps.extensions, [Task.EXTENSION_ID]: {} }
-  return caps
-}
+export { capabilities } from "./methods.js"

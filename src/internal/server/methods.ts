@@ -4,6 +4,8 @@
  * (multi round-trip) and whether its modern result carries caching hints, its params decoder and
  * its handler. `Results` types every handler's result against the `McpSchema` result types (and the
  * Skills and Tasks extensions' own), so the compiler checks what goes on the wire.
+ * The capabilities a server declares (derived once per snapshot) are here too: the gates read
+ * them on every request.
  *
  * `initialize` is not here: it is the legacy handshake that establishes the era, answered by
  * dispatch before any routing.
@@ -311,3 +313,37 @@ const byName: ReadonlyMap<string, Entry<JsonRpc.JsonObject>> = new Map(
 
 /** The table's entry for a method name (`undefined`: not a method this server answers after the handshake). */
 export const lookup = (name: string): Entry<JsonRpc.JsonObject> | undefined => byName.get(name)
+
+// ---------------------------------------------------------------------------------------------
+// what the server declares (its capabilities): what the gates above read
+// ---------------------------------------------------------------------------------------------
+
+/** Capabilities per snapshot: derived once, not on every request (a snapshot never changes). */
+const capabilitiesCache = new WeakMap<Defs.Snapshot, McpSchema.ServerCapabilities>()
+
+export const capabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
+  const cached = capabilitiesCache.get(snapshot)
+  if (cached !== undefined) return cached
+  const caps = deriveCapabilities(server, snapshot)
+  capabilitiesCache.set(snapshot, caps)
+  return caps
+}
+
+const deriveCapabilities = (server: Server, snapshot: Defs.Snapshot): McpSchema.ServerCapabilities => {
+  const caps: Record<string, Record<string, unknown>> = {}
+  const listChanged = server.options.listChanged === true ? { listChanged: true } : {}
+  if (snapshot.tools.length > 0) caps.tools = { ...listChanged }
+  if (snapshot.resources.length > 0 || snapshot.templates.length > 0 || snapshot.skills.length > 0) {
+    caps.resources = { ...(server.options.subscribe === true ? { subscribe: true } : {}), ...listChanged }
+  }
+  if (snapshot.prompts.length > 0) caps.prompts = { ...listChanged }
+  const completes = snapshot.prompts.some((p) => p.def.complete !== undefined) ||
+    snapshot.templates.some((t) => t.def.complete !== undefined)
+  if (completes) caps.completions = {}
+  if (server.options.logging === true) caps.logging = {}
+  // Skills extension (SEP-2640): declared only when skills are served; settings inline.
+  if (snapshot.skills.length > 0) caps.extensions = { [Skill.EXTENSION_ID]: { directoryRead: true } }
+  // Tasks extension (SEP-2663): declared when the `tasks` option is set; no settings.
+  if (server.tasks !== undefined) caps.extensions = { ...caps.extensions, [Task.EXTENSION_ID]: {} }
+  return caps
+}

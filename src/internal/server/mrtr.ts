@@ -21,10 +21,13 @@ const { McpError } = JsonRpc
 export interface MrtrInput {
   readonly responses: Readonly<Record<string, unknown>>
   readonly state: unknown
-  readonly target: string
-  /** The request arguments (their digest binds a `requestState`; computed only when needed). */
-  readonly args: unknown
 }
+
+/**
+ * The input of a first round: a request that carries neither `inputResponses` nor `requestState`
+ * (the common case, which the router sees without calling into this module).
+ */
+export const FIRST_ROUND: MrtrInput = Object.freeze({ responses: Object.freeze({}), state: undefined })
 
 const targetOf = (request: JsonRpc.Request): { readonly target: string; readonly args: unknown } => {
   const params = request.params ?? {}
@@ -47,26 +50,24 @@ export const mrtrInput = (
   request: JsonRpc.Request
 ): MrtrInput | Failure | Effect.Effect<MrtrInput, Failure> => {
   const params = request.params ?? {}
-  const { args, target } = targetOf(request)
   const raw = params.inputResponses
   if (raw !== undefined && !JsonRpc.isObject(raw)) {
     return new Failure(McpError.invalidParams("Invalid params: inputResponses must be an object"))
   }
   const fresh: Readonly<Record<string, unknown>> = raw ?? {}
   const rawState = params.requestState
-  if (rawState === undefined) return { responses: fresh, state: undefined, target, args }
-  return verifyState(server, request, fresh, rawState, target, args)
+  if (rawState === undefined) return { responses: fresh, state: undefined }
+  return verifyState(server, request, fresh, rawState)
 }
 
 const verifyState = (
   server: Server,
   request: JsonRpc.Request,
   fresh: Readonly<Record<string, unknown>>,
-  rawState: unknown,
-  target: string,
-  args: unknown
+  rawState: unknown
 ): Effect.Effect<MrtrInput, Failure> =>
   Effect.gen(function*() {
+    const { args, target } = targetOf(request)
     const invalid = McpError.invalidParams("Invalid requestState")
     if (typeof rawState !== "string") return yield* fail(invalid)
     const payload = yield* InputState.verify(server.stateKeys, rawState)
@@ -75,7 +76,7 @@ const verifyState = (
     const p = payload.value
     if (p.m !== request.method || p.n !== target || p.e < now) return yield* fail(invalid)
     if (p.a !== (yield* InputState.digest(args))) return yield* fail(invalid)
-    return { responses: { ...p.r, ...fresh }, state: p.s, target, args }
+    return { responses: { ...p.r, ...fresh }, state: p.s }
   })
 
 export const inputRequiredResult = (
@@ -91,11 +92,12 @@ export const inputRequiredResult = (
     const needsState = Object.keys(answered).length > 0 || appState !== undefined
     const now = yield* Clock.currentTimeMillis
     const ttl = Duration.toMillis(Duration.decode(server.options.inputState?.ttl ?? "10 minutes"))
+    const { args, target } = targetOf(request)
     const requestState = needsState
       ? yield* InputState.sign(server.stateKeys, {
         m: request.method,
-        n: mrtr.target,
-        a: yield* InputState.digest(mrtr.args),
+        n: target,
+        a: yield* InputState.digest(args),
         r: answered,
         ...(appState === undefined ? {} : { s: appState }),
         e: now + ttl

@@ -5,17 +5,15 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type * as Tracer from "effect/Tracer"
 import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Telemetry from "../telemetry.js"
 import type { Era } from "./dispatch.js"
 import { fail, Failure } from "./failure.js"
-import { capabilities } from "./make.js"
 import * as Methods from "./methods.js"
 import type { DispatchOptions, Server } from "./model.js"
-import { inputRequiredResult, type MrtrInput, mrtrInput } from "./mrtr.js"
+import { FIRST_ROUND, inputRequiredResult, type MrtrInput, mrtrInput } from "./mrtr.js"
 import { makeContext } from "./requestContext.js"
 import type * as Defs from "./snapshot.js"
 import * as Visibility from "./visibility.js"
@@ -33,16 +31,24 @@ export const route = (
   request: JsonRpc.Request,
   era: Era,
   options: DispatchOptions,
-  span: Tracer.Span,
+  operation: Telemetry.Operation,
   tool?: Defs.CompiledTool
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const entry = Methods.lookup(request.method)
-  const mrtr = era.era === "modern" && entry?.mrtr === true ? mrtrInput(server, request) : undefined
+  const params = request.params
+  const mrtr = era.era !== "modern" || entry?.mrtr !== true
+    ? undefined
+    : params?.inputResponses === undefined && params?.requestState === undefined
+    ? FIRST_ROUND
+    : mrtrInput(server, request)
   if (mrtr instanceof Failure) return Effect.fail(mrtr)
   if (Effect.isEffect(mrtr)) {
-    return Effect.flatMap(mrtr, (input) => routeIn(server, snapshot, request, era, options, span, entry, tool, input))
+    return Effect.flatMap(
+      mrtr,
+      (input) => routeIn(server, snapshot, request, era, options, operation, entry, tool, input)
+    )
   }
-  return routeIn(server, snapshot, request, era, options, span, entry, tool, mrtr)
+  return routeIn(server, snapshot, request, era, options, operation, entry, tool, mrtr)
 }
 
 const routeIn = (
@@ -51,17 +57,17 @@ const routeIn = (
   request: JsonRpc.Request,
   era: Era,
   options: DispatchOptions,
-  span: Tracer.Span,
+  operation: Telemetry.Operation,
   entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
   tool: Defs.CompiledTool | undefined,
   mrtr: MrtrInput | undefined
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  span.attribute(Telemetry.Attr.protocolVersion, era.protocolVersion)
+  Telemetry.setProtocolVersion(operation, era.protocolVersion)
   const ctx = makeContext(server, request, era, options, mrtr)
   // Capabilities come from the whole snapshot; handlers work on the caller's view, so a hidden
   // definition is absent from lists and unknown when named (a tool found in the whole snapshot
   // is looked up again in the view).
-  const caps = capabilities(server, full)
+  const caps = Methods.capabilities(server, full)
   return full.hasVisibility
     ? Effect.flatMap(
       Visibility.view(full, ctx),
