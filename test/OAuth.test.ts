@@ -44,6 +44,25 @@ interface AsOptions {
   readonly callScope?: string
   /** Every request with a token is refused with 403 insufficient_scope. */
   readonly alwaysForbid?: boolean
+  /**
+   * DPoP (RFC 9449): the AS lists ES256, checks the token request's proof and issues DPoP-bound
+   * tokens (`cnf.jkt`); the MCP endpoint takes only `DPoP` tokens with a proof whose `htm`, `htu`,
+   * `ath` and key match. `"nonce"`: both also require their nonce first (§8, §9).
+   */
+  readonly dpop?: "plain" | "nonce"
+  /** The first standalone GET with a token is refused with 401 invalid_token. */
+  readonly refuseFirstGet?: boolean
+}
+
+/** What the test's servers checked of one DPoP proof. */
+interface ProofSeen {
+  readonly where: "token" | "mcp"
+  readonly htm: unknown
+  readonly htu: unknown
+  readonly ath: unknown
+  readonly nonce: unknown
+  readonly jti: unknown
+  readonly jkt: string
 }
 
 interface Recorded {
@@ -51,10 +70,25 @@ interface Recorded {
   readonly tokens: Array<{ readonly body: URLSearchParams; readonly authorization: string | undefined }>
   readonly registrations: Array<Record<string, unknown>>
   readonly metadataPaths: Array<string>
+  readonly proofs: Array<ProofSeen>
+  readonly exchanges: Array<URLSearchParams>
+  readonly gets: Array<number>
 }
 
 const CLIENT_SECRET = "s3cret-value-never-logged"
 const CIMD_URL = "https://client.example.com/metadata.json"
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+const AS_NONCE = "as-nonce-1"
+const RS_NONCE = "rs-nonce-1"
+
+/** Verifies a DPoP proof (RFC 9449 §4.3) with its embedded key; the claims and the key's thumbprint. */
+const verifyProof = async (proof: string) => {
+  const header = jose.decodeProtectedHeader(proof)
+  if (header.typ !== "dpop+jwt" || header.jwk === undefined) throw new Error("not a DPoP proof")
+  const { payload } = await jose.jwtVerify(proof, await jose.importJWK(header.jwk, header.alg), { typ: "dpop+jwt" })
+  return { payload, jkt: await jose.calculateJwkThumbprint(header.jwk) }
+}
 
 const readBody = (req: Http.IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
@@ -75,13 +109,24 @@ const s256 = (verifier: string) => createHash("sha256").update(verifier).digest(
 const setup = (o: AsOptions = {}) =>
   Effect.gen(function*() {
     const { privateKey, publicKey } = yield* Effect.promise(() => jose.generateKeyPair("ES256"))
-    const rec: Recorded = { authorizations: [], tokens: [], registrations: [], metadataPaths: [] }
+    const rec: Recorded = {
+      authorizations: [],
+      tokens: [],
+      registrations: [],
+      metadataPaths: [],
+      proofs: [],
+      exchanges: [],
+      gets: []
+    }
+    /** The workload's key (WIF) and the identity provider's key (ID tokens, ID-JAGs). */
+    const workload = yield* Effect.promise(() => jose.generateKeyPair("ES256"))
+    const idp = yield* Effect.promise(() => jose.generateKeyPair("ES256"))
     const state = { origin: "", challenges: new Map<string, string>(), codes: new Map<string, string>() }
     const mounted: { web?: WebHandler.WebHandler } = {}
     let counter = 0
 
-    const mint = (scope: string, resource: string) =>
-      new jose.SignJWT({ scope })
+    const mint = (scope: string, resource: string, jkt?: string) =>
+      new jose.SignJWT({ scope, ...(jkt === undefined ? {} : { cnf: { jkt } }) })
         .setProtectedHeader({ alg: "ES256" })
         .setIssuer(`${state.origin}/as`)
         .setAudience(resource)
@@ -90,11 +135,11 @@ const setup = (o: AsOptions = {}) =>
         .setExpirationTime("5m")
         .sign(privateKey)
 
-    const issue = async (res: Http.ServerResponse, scope: string, resource: string) => {
+    const issue = async (res: Http.ServerResponse, scope: string, resource: string, jkt?: string) => {
       counter++
       json(res, 200, {
-        access_token: await mint(scope, resource),
-        token_type: "Bearer",
+        access_token: await mint(scope, resource, jkt),
+        token_type: jkt === undefined ? "Bearer" : "DPoP",
         expires_in: o.expiresIn ?? 3600,
         refresh_token: `refresh-${counter}`,
         ...(scope === "" ? {} : { scope })
@@ -107,7 +152,8 @@ const setup = (o: AsOptions = {}) =>
       token_endpoint: `${state.origin}/as/token`,
       ...(o.registration === false ? {} : { registration_endpoint: `${state.origin}/as/register` }),
       response_types_supported: ["code"],
-      grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+      grant_types_supported: ["authorization_code", "refresh_token", "client_credentials", JWT_BEARER],
+      ...(o.dpop === undefined ? {} : { dpop_signing_alg_values_supported: ["ES256"] }),
       token_endpoint_auth_methods_supported: o.authMethods ?? ["none", "client_secret_basic"],
       authorization_response_iss_parameter_supported: true,
       ...(o.pkce === null ? {} : { code_challenge_methods_supported: o.pkce ?? ["S256"] }),
@@ -167,27 +213,106 @@ const setup = (o: AsOptions = {}) =>
           ...(confidential ? { client_secret: CLIENT_SECRET } : {})
         })
       }
+      if (url.pathname === "/idp/token") {
+        // RFC 8693 token exchange of an ID token for an ID-JAG (SEP-990).
+        const form = new URLSearchParams(body.toString("utf8"))
+        rec.exchanges.push(form)
+        const { payload } = await jose.jwtVerify(form.get("subject_token") ?? "", idp.publicKey, {
+          audience: "idp-client"
+        })
+        const idJag = await new jose.SignJWT({ client_id: "xaa-client", resource: form.get("resource") })
+          .setProtectedHeader({ alg: "ES256", typ: "oauth-id-jag+jwt" })
+          .setSubject(String(payload.sub))
+          .setIssuer(`${state.origin}/idp`)
+          .setAudience(form.get("audience") ?? "")
+          .setExpirationTime("5m")
+          .sign(idp.privateKey)
+        return json(res, 200, {
+          access_token: idJag,
+          issued_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+          token_type: "N_A"
+        })
+      }
       if (url.pathname === "/as/token") {
         const form = new URLSearchParams(body.toString("utf8"))
         rec.tokens.push({ body: form, authorization: req.headers.authorization })
         const resource = form.get("resource") ?? ""
+        let jkt: string | undefined
+        if (o.dpop !== undefined) {
+          const proof = req.headers.dpop
+          if (typeof proof !== "string") return json(res, 400, { error: "invalid_dpop_proof" })
+          const { payload, jkt: thumbprint } = await verifyProof(proof)
+          const { htm, htu, ath, nonce, jti } = payload
+          rec.proofs.push({ where: "token", htm, htu, ath, nonce, jti, jkt: thumbprint })
+          if (htm !== "POST" || htu !== `${state.origin}/as/token`) {
+            return json(res, 400, { error: "invalid_dpop_proof" })
+          }
+          if (o.dpop === "nonce" && nonce !== AS_NONCE) {
+            return json(res, 400, { error: "use_dpop_nonce" }, { "dpop-nonce": AS_NONCE })
+          }
+          jkt = thumbprint
+        }
         switch (form.get("grant_type")) {
           case "authorization_code": {
             const code = form.get("code") ?? ""
             if (state.challenges.get(code) !== s256(form.get("code_verifier") ?? "")) {
               return json(res, 400, { error: "invalid_grant" })
             }
-            return issue(res, state.codes.get(code) ?? "", resource)
+            return issue(res, state.codes.get(code) ?? "", resource, jkt)
           }
           case "refresh_token":
-            return issue(res, "mcp:read", resource)
+            return issue(res, "mcp:read", resource, jkt)
           case "client_credentials":
-            return issue(res, form.get("scope") ?? "", resource)
+            return issue(res, form.get("scope") ?? "", resource, jkt)
+          case JWT_BEARER: {
+            // A workload JWT (SEP-1933) or an ID-JAG (SEP-990), audience the issuer (RFC 7523 §3).
+            const assertion = form.get("assertion") ?? ""
+            const key = jose.decodeProtectedHeader(assertion).typ === "oauth-id-jag+jwt"
+              ? idp.publicKey
+              : workload.publicKey
+            const verified = await jose.jwtVerify(assertion, key, { audience: `${state.origin}/as` }).catch(() =>
+              undefined
+            )
+            if (verified === undefined) return json(res, 400, { error: "invalid_grant" })
+            return issue(res, form.get("scope") ?? "", resource, jkt)
+          }
         }
         return json(res, 400, { error: "unsupported_grant_type" })
       }
       const web = mounted.web
       if (url.pathname === "/mcp" && web !== undefined) {
+        if (req.method === "GET" && req.headers.authorization !== undefined && o.refuseFirstGet === true) {
+          if (rec.gets.length === 0) {
+            rec.gets.push(401)
+            return json(res, 401, { error: "invalid_token" }, {
+              "www-authenticate": `Bearer error="invalid_token", resource_metadata="${state.origin}${prmPath}"`
+            })
+          }
+          // Our WebHandler has no GET stream (405): the test serves an empty one itself.
+          rec.gets.push(200)
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          return res.end()
+        }
+        if (o.dpop !== undefined && req.headers.authorization !== undefined) {
+          // RFC 9449 §7: a DPoP-bound token comes with the DPoP scheme and a proof for this request.
+          const [scheme, token = ""] = req.headers.authorization.split(" ")
+          const proof = req.headers.dpop
+          const refuse = (error: string, extra: Record<string, string> = {}) =>
+            json(res, 401, { error }, {
+              "www-authenticate": `DPoP error="${error}", resource_metadata="${state.origin}${prmPath}"`,
+              ...extra
+            })
+          if (scheme !== "DPoP" || typeof proof !== "string") return refuse("invalid_token")
+          const { payload, jkt } = await verifyProof(proof)
+          const { htm, htu, ath, nonce, jti } = payload
+          rec.proofs.push({ where: "mcp", htm, htu, ath, nonce, jti, jkt })
+          const bound = (jose.decodeJwt(token).cnf as { jkt?: string } | undefined)?.jkt
+          if (
+            htm !== req.method || htu !== `${state.origin}/mcp` || ath !== s256(token) || bound !== jkt
+          ) return refuse("invalid_dpop_proof")
+          if (o.dpop === "nonce" && nonce !== RS_NONCE) return refuse("use_dpop_nonce", { "dpop-nonce": RS_NONCE })
+          req.headers.authorization = `Bearer ${token}`
+        }
         const authorization = req.headers.authorization
         const challenge = (scope: string) =>
           `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${state.origin}${prmPath}"`
@@ -256,7 +381,15 @@ const setup = (o: AsOptions = {}) =>
     })
     mounted.web = web
     yield* Effect.addFinalizer(() => Effect.promise(() => web.dispose()))
-    return { url: `${state.origin}/mcp`, origin: state.origin, rec }
+    /** A workload identity JWT (SEP-1933) for the AS, or for `audience`. */
+    const workloadJwt = (audience = `${state.origin}/as`) =>
+      new jose.SignJWT({}).setProtectedHeader({ alg: "ES256" }).setIssuer("https://workload.example")
+        .setSubject("workload-1").setAudience(audience).setExpirationTime("5m").sign(workload.privateKey)
+    /** The user's ID token from the identity provider (SEP-990). */
+    const idToken = () =>
+      new jose.SignJWT({}).setProtectedHeader({ alg: "ES256" }).setIssuer(`${state.origin}/idp`)
+        .setSubject("alice").setAudience("idp-client").setExpirationTime("5m").sign(idp.privateKey)
+    return { url: `${state.origin}/mcp`, origin: state.origin, rec, workloadJwt, idToken }
   })
 
 const connect = (url: string, options: OAuth.Options) =>
@@ -416,6 +549,124 @@ describe("OAuth client provider", () => {
       assert.strictEqual(rec.tokens[0]?.body.get("grant_type"), "client_credentials")
       assert.strictEqual(rec.tokens[0]?.body.get("resource"), url)
       assert.isTrue(rec.tokens[0]?.authorization?.startsWith("Basic "))
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("jwt_bearer with a workload identity JWT (SEP-1933): RFC 7523 grant, public client, no interaction", () =>
+    Effect.gen(function*() {
+      const { rec, url, workloadJwt } = yield* setup({ authMethods: ["none"], registration: false })
+      const jwt = yield* Effect.promise(() => workloadJwt())
+      const targets: Array<OAuth.AssertionTarget> = []
+      const client = yield* connect(url, {
+        grant: "jwt_bearer",
+        client: { clientId: "workload-client", tokenEndpointAuthMethod: "none" },
+        assertion: (target) => Effect.sync(() => (targets.push(target), jwt))
+      })
+      expect(yield* whoami(client)).toContain("hello alice")
+      assert.strictEqual(rec.authorizations.length + rec.registrations.length, 0)
+      assert.strictEqual(rec.tokens.length, 1)
+      const form = rec.tokens[0]?.body
+      assert.strictEqual(form?.get("grant_type"), JWT_BEARER)
+      assert.strictEqual(form?.get("assertion"), jwt)
+      assert.strictEqual(form?.get("client_id"), "workload-client")
+      assert.strictEqual(form?.get("resource"), url)
+      assert.deepStrictEqual(targets, [{
+        issuer: `${new URL(url).origin}/as`,
+        tokenEndpoint: `${new URL(url).origin}/as/token`,
+        resource: url
+      }])
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("jwt_bearer refused (invalid_grant): one token request, no retry, no other grant, typed Token error", () =>
+    Effect.gen(function*() {
+      const { rec, url, workloadJwt } = yield* setup({ authMethods: ["none"], registration: false })
+      const jwt = yield* Effect.promise(() => workloadJwt("https://wrong.example"))
+      const e = yield* Effect.flip(connect(url, {
+        ...headless,
+        grant: "jwt_bearer",
+        client: { clientId: "workload-client", tokenEndpointAuthMethod: "none" },
+        assertion: () => Effect.succeed(jwt)
+      }))
+      const cause = oauthFailure(e)
+      assert.strictEqual(cause.reason, "Token")
+      assert.strictEqual(cause.error, "invalid_grant")
+      expect(cause.message).not.toContain(jwt)
+      assert.deepStrictEqual(rec.tokens.map((t) => t.body.get("grant_type")), [JWT_BEARER])
+      assert.strictEqual(rec.authorizations.length, 0)
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("enterprise-managed (SEP-990): RFC 8693 exchange at the IdP for an ID-JAG, then jwt_bearer with client_secret_basic", () =>
+    Effect.gen(function*() {
+      const { idToken, origin, rec, url } = yield* setup({ authMethods: ["client_secret_basic"] })
+      const client = yield* connect(url, {
+        grant: "jwt_bearer",
+        client: { clientId: "xaa-client", clientSecret: CLIENT_SECRET },
+        assertion: OAuth.idJagAssertion({
+          tokenEndpoint: `${origin}/idp/token`,
+          clientId: "idp-client",
+          idToken: Effect.promise(() => idToken())
+        })
+      })
+      expect(yield* whoami(client)).toContain("hello alice")
+      assert.strictEqual(rec.exchanges.length, 1)
+      const exchange = rec.exchanges[0]
+      assert.strictEqual(exchange?.get("grant_type"), TOKEN_EXCHANGE)
+      assert.strictEqual(exchange?.get("requested_token_type"), "urn:ietf:params:oauth:token-type:id-jag")
+      assert.strictEqual(exchange?.get("subject_token_type"), "urn:ietf:params:oauth:token-type:id_token")
+      assert.strictEqual(exchange?.get("audience"), `${origin}/as`)
+      assert.strictEqual(exchange?.get("resource"), url)
+      assert.strictEqual(exchange?.get("client_id"), "idp-client")
+      const token = rec.tokens[0]
+      assert.strictEqual(token?.body.get("grant_type"), JWT_BEARER)
+      assert.strictEqual(jose.decodeProtectedHeader(token?.body.get("assertion") ?? "").typ, "oauth-id-jag+jwt")
+      assert.isTrue(token?.authorization?.startsWith("Basic "))
+      assert.strictEqual(rec.authorizations.length + rec.registrations.length, 0)
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("DPoP (RFC 9449): proof at the token endpoint, DPoP-bound token, a fresh proof (htm, htu, ath) per MCP request", () =>
+    Effect.gen(function*() {
+      const { origin, rec, url } = yield* setup({ dpop: "plain" })
+      const client = yield* connect(url, headless)
+      expect(yield* whoami(client)).toContain("hello alice")
+      const token = rec.proofs.filter((p) => p.where === "token")
+      const mcp = rec.proofs.filter((p) => p.where === "mcp")
+      assert.strictEqual(token.length, 1)
+      assert.strictEqual(token[0]?.htu, `${origin}/as/token`)
+      assert.isAtLeast(mcp.length, 2)
+      for (const p of mcp) {
+        assert.strictEqual(p.htm, "POST")
+        assert.strictEqual(p.htu, url)
+        assert.strictEqual(p.jkt, token[0]?.jkt, "every proof is made with the key the token is bound to")
+        assert.isUndefined(p.nonce)
+      }
+      assert.strictEqual(new Set(mcp.map((p) => p.jti)).size, mcp.length, "no proof is sent twice")
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("DPoP nonces: use_dpop_nonce from the token endpoint (§8) and the MCP server (§9) are retried with the nonce", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup({ dpop: "nonce" })
+      const client = yield* connect(url, headless)
+      expect(yield* whoami(client)).toContain("hello alice")
+      const token = rec.proofs.filter((p) => p.where === "token")
+      const mcp = rec.proofs.filter((p) => p.where === "mcp")
+      assert.deepStrictEqual(token.map((p) => p.nonce), [undefined, AS_NONCE])
+      assert.strictEqual(mcp[0]?.nonce, undefined)
+      assert.isAtLeast(mcp.length, 3)
+      for (const p of mcp.slice(1)) assert.strictEqual(p.nonce, RS_NONCE)
+      assert.strictEqual(rec.authorizations.length, 1, "a nonce challenge needs no new authorization")
+      assert.strictEqual(new Set(mcp.map((p) => p.jti)).size, mcp.length)
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("a 401 on the legacy standalone GET stream starts authorization (refresh) and the GET is sent again", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup({ refuseFirstGet: true })
+      const auth = yield* OAuth.make(headless)
+      const transport = yield* StreamableHttp.client({ url, auth })
+      yield* McpClient.connect(transport, { name: "oauth-test", version: "0", versions: ["2025-11-25"] })
+      const open = transport.sessionNotifications
+      assert.isDefined(open)
+      if (open !== undefined) yield* open
+      assert.deepStrictEqual(rec.gets, [401, 200])
+      assert.deepStrictEqual(rec.tokens.map((t) => t.body.get("grant_type")), ["authorization_code", "refresh_token"])
     }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
 
   it.live("loopback interaction: the browser's redirect reaches the listener on 127.0.0.1", () =>
