@@ -25,6 +25,7 @@ import * as Commands from "../src/internal/cli/commands.js"
 import { progressLine } from "../src/internal/cli/interaction.js"
 import * as Target from "../src/internal/cli/target.js"
 import * as Values from "../src/internal/cli/values.js"
+import { setup as setupAuthorizationServer } from "./support/AuthorizationServer.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const RUN_MS = 90_000
@@ -468,6 +469,81 @@ describe.concurrent("presa-mcp against @modelcontextprotocol/server-everything (
     assert.strictEqual(field(json(prompt).error, "code"), -32602)
     expectCode(tool, 1)
     assert.strictEqual(json(tool).isError, true)
+  })
+})
+
+describe("presa-mcp --oauth and login (a server protected by an authorization server of the test's own)", () => {
+  /**
+   * Runs the CLI and plays the user: when the authorization URL appears on stderr it is fetched,
+   * and the authorization server's redirect is followed to the CLI's loopback listener.
+   */
+  const cliAuthorizing = (args: ReadonlyArray<string>): Promise<Run & { readonly opened: Array<string> }> =>
+    new Promise((resolve, reject) => {
+      const child = spawnCli(args)
+      let stdout = ""
+      let stderr = ""
+      const opened: Array<string> = []
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString()
+        const found = /^(http:\/\/127\.0\.0\.1:\d+\/as\/authorize\?\S+)$/m.exec(stderr)?.[1]
+        if (found !== undefined && !opened.includes(found)) {
+          opened.push(found)
+          fetch(found).then((page) => page.text()).catch(reject)
+        }
+      })
+      const timer = setTimeout(() => {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+        reject(new Error(`presa-mcp ${args.join(" ")}: no exit within ${RUN_MS} ms\n${stderr}`))
+      }, RUN_MS)
+      child.once("close", (code, signal) => {
+        clearTimeout(timer)
+        resolve({ code, signal, stdout, stderr, opened })
+      })
+    })
+
+  it("login authorizes through the printed URL and stores the tokens (0600); --oauth reuses them", {
+    timeout: TEST_MS
+  }, async () => {
+    const scope = await Effect.runPromise(Scope.make())
+    const dir = Fs.mkdtempSync(Path.join(Fs.realpathSync(process.env.TMPDIR ?? "/tmp"), "presa-cli-oauth-"))
+    try {
+      const { rec, url } = await Effect.runPromise(Scope.extend(setupAuthorizationServer(), scope))
+      const store = Path.join(dir, "tokens.json")
+      const login = await cliAuthorizing(["login", url, "--oauth-store", store])
+      assert.strictEqual(login.code, 0, login.stderr)
+      assert.strictEqual(login.opened.length, 1)
+      assert.include(login.stdout, "authorized: protected 1")
+      assert.strictEqual(rec.authorizations.length, 1)
+      assert.match(rec.authorizations[0]?.get("redirect_uri") ?? "", /^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+      assert.strictEqual(Fs.statSync(store).mode & 0o777, 0o600)
+      const stored: unknown = JSON.parse(Fs.readFileSync(store, "utf8"))
+      assert.hasAllKeys(stored, [url])
+
+      const tools = await cli("tools", url, "--oauth", "--oauth-store", store, "--json")
+      assert.strictEqual(tools.code, 0, tools.stderr)
+      assert.include(tools.stdout, "whoami")
+      assert.strictEqual(rec.authorizations.length, 1, "the stored token is sent: no second authorization")
+      assert.notInclude(tools.stderr, "authorize")
+
+      const call = await cli("call", url, "whoami", "--oauth", "--oauth-store", store)
+      assert.strictEqual(call.code, 0, call.stderr)
+      assert.include(call.stdout, "hello alice")
+
+      const bare = await cli("tools", url)
+      assert.strictEqual(bare.code, 4, "without --oauth the server's 401 is a connection error")
+      assert.include(bare.stderr, "Unauthorized")
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      Fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("--oauth with a stdio target, or with --bearer, is a usage error", { timeout: TEST_MS }, async () => {
+    const stdio = await cli("tools", "--oauth", ...LIBRARY_STDIO)
+    assert.strictEqual(stdio.code, 3, stdio.stderr)
+    const both = await cli("tools", "http://127.0.0.1:9/mcp", "--oauth", "--bearer", "x")
+    assert.strictEqual(both.code, 3, both.stderr)
   })
 })
 
