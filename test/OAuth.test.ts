@@ -9,12 +9,14 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as jose from "jose"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { McpClient, OAuth } from "presa-mcp"
+import { InProcess, McpClient, OAuth } from "presa-mcp"
+import * as McpProxy from "presa-mcp/McpProxy"
 import { TransportError } from "presa-mcp/Transport"
 import * as OAuthLoopback from "presa-mcp/transport/OAuthLoopback"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
@@ -306,6 +308,54 @@ describe("OAuth client provider", () => {
       assert.deepStrictEqual(rec.gets, [401, 200])
       assert.deepStrictEqual(rec.tokens.map((t) => t.body.get("grant_type")), ["authorization_code", "refresh_token"])
     }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("proxy: an HTTP backend with an oauth block (client_credentials) by the default provider", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup({ authMethods: ["client_secret_basic"] })
+      const config = yield* McpProxy.decodeConfig({
+        mcpServers: {
+          prot: { url, oauth: { grant: "client_credentials", clientId: "machine", clientSecret: CLIENT_SECRET } }
+        }
+      })
+      const proxy = yield* McpProxy.fromConfig(config)
+      const front = yield* McpClient.connect(yield* InProcess.client(proxy))
+      const result = yield* front.callTool("prot_whoami", {})
+      expect(JSON.stringify(result.content)).toContain("hello alice")
+      assert.deepStrictEqual(rec.tokens.map((t) => t.body.get("grant_type")), ["client_credentials"])
+      assert.isTrue(rec.tokens[0]?.authorization?.startsWith("Basic "))
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("proxy: the oauth option builds the provider (authorization code, pre-registered client from the block)", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup()
+      const config = yield* McpProxy.decodeConfig({ mcpServers: { prot: { url, oauth: { clientId: "pre" } } } })
+      const asked: Array<string> = []
+      const proxy = yield* McpProxy.fromConfig(config, {
+        oauth: (name, backend, settings) =>
+          Effect.gen(function*() {
+            asked.push(`${name} ${backend}`)
+            const store = yield* OAuth.memoryStore
+            return yield* OAuth.make({
+              ...headless,
+              ...(settings.clientId === undefined ? {} : { client: { clientId: settings.clientId } })
+            }).pipe(Effect.provideService(OAuth.TokenStore, store))
+          })
+      })
+      const front = yield* McpClient.connect(yield* InProcess.client(proxy))
+      const result = yield* front.callTool("prot_whoami", {})
+      expect(JSON.stringify(result.content)).toContain("hello alice")
+      assert.deepStrictEqual(asked, [`prot ${url}`])
+      assert.strictEqual(rec.authorizations[0]?.get("client_id"), "pre")
+      assert.strictEqual(rec.registrations.length, 0)
+    }).pipe(Effect.scoped))
+
+  it("proxy config: an oauth block with a wrong grant names its field", () => {
+    const decoded = McpProxy.decodeConfig({
+      mcpServers: { prot: { url: "https://mcp.example.com/mcp", oauth: { grant: "password" } } }
+    })
+    assert.isTrue(Either.isLeft(decoded))
+    if (Either.isLeft(decoded)) expect(decoded.left.message).toContain("oauth")
+  })
 
   it.live("loopback interaction: the browser's redirect reaches the listener on 127.0.0.1", () =>
     Effect.gen(function*() {

@@ -20,6 +20,9 @@ export interface Settings {
   readonly clientSecret: string | undefined
   /** The token file; `undefined`: {@link defaultStore}. */
   readonly store: string | undefined
+  /** Default `"authorization_code"` (with the loopback interaction). */
+  readonly grant?: "authorization_code" | "client_credentials" | undefined
+  readonly scopes?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -63,6 +66,8 @@ export const provider = (
     return yield* OAuth.make({
       interaction,
       clientName: "presa-mcp",
+      ...(settings.grant === undefined ? {} : { grant: settings.grant }),
+      ...(settings.scopes === undefined ? {} : { scopes: settings.scopes }),
       ...(settings.clientId === undefined ? {} : {
         client: {
           clientId: settings.clientId,
