@@ -555,7 +555,7 @@ export const footer: HelpDoc.HelpDoc = HelpDoc.blocks([
   HelpDoc.h1("TARGET"),
   HelpDoc.p(
     "A Streamable HTTP URL, the first argument that is an http(s) URL (or --url URL), with --header NAME:VALUE " +
-      "and --bearer TOKEN; or the server's command line after --, started over stdio. " +
+      "and --bearer TOKEN, or --oauth (OAuth; presa-mcp login URL authorizes ahead); or the server's command line after --, started over stdio. " +
       "Examples: presa-mcp tools http://127.0.0.1:3000/mcp ; presa-mcp tools -- npx tsx examples/library.ts --stdio"
   ),
   HelpDoc.h1("OUTPUT"),
