@@ -8,6 +8,7 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 
@@ -50,26 +51,27 @@ export const make: Effect.Effect<Dpop> = Effect.gen(function*() {
       nonces.set(new URL(url).origin, value)
     },
     proof: (method, url, accessToken) =>
-      Effect.promise(async () => {
-        const target = new URL(url)
-        const ath = b64u(new Uint8Array(await crypto.subtle.digest("SHA-256", text(accessToken))))
-        const n = nonce(url)
-        const payload = b64u(text(JSON.stringify({
-          jti: b64u(crypto.getRandomValues(new Uint8Array(16))),
-          htm: method,
-          htu: `${target.origin}${target.pathname}`,
-          iat: Math.floor(Date.now() / 1000),
-          ath,
-          ...(n === undefined ? {} : { nonce: n })
-        })))
-        const input = `${header}.${payload}`
-        // Web Crypto's ECDSA signature is the raw `r || s` JWS expects (RFC 7518 §3.4).
-        const signature = await crypto.subtle.sign(
-          { name: "ECDSA", hash: "SHA-256" },
-          keyPair.privateKey,
-          text(input)
-        )
-        return `${input}.${b64u(new Uint8Array(signature))}`
-      })
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.promise(async () => {
+          const target = new URL(url)
+          const ath = b64u(new Uint8Array(await crypto.subtle.digest("SHA-256", text(accessToken))))
+          const n = nonce(url)
+          const payload = b64u(text(JSON.stringify({
+            jti: b64u(crypto.getRandomValues(new Uint8Array(16))),
+            htm: method,
+            htu: `${target.origin}${target.pathname}`,
+            iat: Math.floor(now / 1000),
+            ath,
+            ...(n === undefined ? {} : { nonce: n })
+          })))
+          const input = `${header}.${payload}`
+          // Web Crypto's ECDSA signature is the raw `r || s` JWS expects (RFC 7518 §3.4).
+          const signature = await crypto.subtle.sign(
+            { name: "ECDSA", hash: "SHA-256" },
+            keyPair.privateKey,
+            text(input)
+          )
+          return `${input}.${b64u(new Uint8Array(signature))}`
+        }))
   }
 })
