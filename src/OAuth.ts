@@ -10,9 +10,10 @@
  * `issuer`; identifies the client (a Client ID Metadata Document URL, a pre-registered client, a
  * stored one, dynamic client registration); and obtains a token with the authorization code grant
  * and PKCE S256 (the application's {@link Interaction} shows the authorization page and returns the
- * redirect; the RFC 9207 `iss` is checked) or the client credentials grant. Tokens carry the
- * RFC 8707 `resource`, are kept in a {@link TokenStore} and refreshed when they expire or are
- * refused.
+ * redirect; the RFC 9207 `iss` is checked), the client credentials grant or the JWT bearer grant
+ * (workload identity, enterprise-managed authorization with {@link idJagAssertion}). Tokens carry
+ * the RFC 8707 `resource`, may be DPoP-bound (RFC 9449), are kept in a {@link TokenStore} and
+ * refreshed when they expire or are refused.
  *
  * @example
  * ```ts
@@ -403,10 +404,12 @@ export interface PrivateKey {
  * - `assertion`: the JWT source of the `jwt_bearer` grant;
  * - `dpop`: DPoP-bound tokens (RFC 9449; MCP extension `io.modelcontextprotocol/auth/dpop`,
  *   SEP-1932): `true` always, `false` never, absent (default) when the authorization server lists
- *   `ES256` in `dpop_signing_alg_values_supported` or the MCP server challenged with the `DPoP`
- *   scheme. One ES256 key pair per provider, in memory only; token requests carry a proof, and
+ *   `ES256` in `dpop_signing_alg_values_supported`. One ES256 key pair per provider, made on first
+ *   use and kept in memory only (a DPoP-bound token stored by another process is not sent: the
+ *   server's challenge starts a new authorization); token requests carry a proof, and
  *   every MCP request a fresh one (`htm`, `htu`, `ath`); `use_dpop_nonce` answers of the token
- *   endpoint (RFC 9449 §8) and the MCP server (§9) are retried once with the server's nonce;
+ *   endpoint (RFC 9449 §8) are retried once, and of the MCP server (§9) within `maxAttempts`,
+ *   with the server's nonce;
  * - `clientMetadataUrl`: an HTTPS URL serving this client's Client ID Metadata Document, used as
  *   `client_id` where the server sets `client_id_metadata_document_supported`;
  * - `client`: a pre-registered client (used before dynamic registration);
