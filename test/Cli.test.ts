@@ -12,6 +12,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -611,6 +612,42 @@ describe("presa-mcp proxy CONFIG (an mcpServers file)", () => {
 })
 
 describe("presa-mcp value parsing and progress line", () => {
+  it("--oauth target rules: settings reach the HTTP target; misuse is a usage error", () => {
+    const base: Target.TargetOptions = {
+      url: Option.some("https://mcp.example.com/mcp"),
+      header: [],
+      bearer: Option.none(),
+      era: "auto",
+      timeout: Option.none(),
+      oauth: true,
+      oauthClientId: Option.some("app"),
+      oauthClientSecret: Option.some("s"),
+      oauthStore: Option.some("/tmp/t.json")
+    }
+    const none = { command: [], cliArgs: [], dashDash: false }
+    const ok = Target.resolve(base, none)
+    assert.isTrue(Either.isRight(ok))
+    if (Either.isRight(ok) && ok.right._tag === "Http") {
+      assert.deepStrictEqual(ok.right.oauth, { clientId: "app", clientSecret: "s", store: "/tmp/t.json" })
+    }
+    const plain = Target.resolve({
+      ...base,
+      oauth: false,
+      oauthClientId: Option.none(),
+      oauthClientSecret: Option.none(),
+      oauthStore: Option.none()
+    }, none)
+    assert.isTrue(Either.isRight(plain) && plain.right._tag === "Http" && plain.right.oauth === undefined)
+    const refused = (o: Partial<Target.TargetOptions>) => Either.isLeft(Target.resolve({ ...base, ...o }, none))
+    assert.isTrue(refused({ bearer: Option.some("t") }), "--oauth with --bearer")
+    assert.isTrue(refused({ oauth: false }), "--oauth-* without --oauth")
+    assert.isTrue(refused({ oauthClientId: Option.none() }), "a secret without a client id")
+    assert.isTrue(
+      Either.isLeft(Target.resolve({ ...base, url: Option.none() }, { command: ["srv"], cliArgs: [], dashDash: true })),
+      "--oauth with a stdio target"
+    )
+  })
+
   it("key=value: JSON when valid, else the string", () => {
     assert.deepStrictEqual(
       Either.getOrThrow(

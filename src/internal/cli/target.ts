@@ -124,7 +124,11 @@ export const resolve = (options: TargetOptions, split: Split): Either.Either<Tar
       if (options.oauth && Option.isSome(options.bearer)) {
         return yield* Either.left(usage("give either --oauth or --bearer, not both"))
       }
-      if (!options.oauth && (Option.isSome(options.oauthClientId) || Option.isSome(options.oauthStore))) {
+      if (Option.isSome(options.oauthClientSecret) && Option.isNone(options.oauthClientId)) {
+        return yield* Either.left(usage("--oauth-client-secret needs --oauth-client-id"))
+      }
+      const oauthOptions = [options.oauthClientId, options.oauthClientSecret, options.oauthStore]
+      if (!options.oauth && oauthOptions.some(Option.isSome)) {
         return yield* Either.left(usage("--oauth-client-id, --oauth-client-secret and --oauth-store need --oauth"))
       }
       const oauth: OAuthCli.Settings | undefined = options.oauth
