@@ -109,7 +109,9 @@ const contextString = (key: string): string | undefined => {
 /**
  * The OAuth provider for `auth/*` scenarios: the headless interaction (follows the authorization
  * endpoint's redirect), a CIMD URL, and what `MCP_CONFORMANCE_CONTEXT` gives: pre-registered
- * credentials, or the client credentials grant with a secret or a private key.
+ * credentials, the client credentials grant with a secret or a private key, the JWT bearer grant
+ * with a workload JWT (`valid_jwt`) or with an ID-JAG exchanged at the IdP (`idp_*`). DPoP is
+ * used when the authorization server lists ES256 (`OAuth.Options.dpop` default).
  */
 const authProvider = Effect.gen(function*() {
   if (!scenario.startsWith("auth/")) return undefined
@@ -128,6 +130,28 @@ const authProvider = Effect.gen(function*() {
         tokenEndpointAuthMethod: privateKey === undefined ? "client_secret_basic" : "private_key_jwt"
       },
       ...(privateKey === undefined ? {} : { privateKey })
+    })
+  }
+  // Workload identity federation (SEP-1933): the platform's workload JWT is the assertion.
+  const workloadJwt = contextString("valid_jwt")
+  if (scenario === "auth/wif-jwt-bearer" && clientId !== undefined && workloadJwt !== undefined) {
+    return yield* OAuth.make({
+      grant: "jwt_bearer",
+      client: { clientId, tokenEndpointAuthMethod: "none" },
+      assertion: () => Effect.succeed(workloadJwt)
+    })
+  }
+  // Enterprise-managed authorization (SEP-990): an ID-JAG from the IdP, then the JWT bearer grant.
+  const idpTokenEndpoint = contextString("idp_token_endpoint")
+  const idpClientId = contextString("idp_client_id")
+  const idToken = contextString("idp_id_token")
+  if (
+    clientId !== undefined && idpTokenEndpoint !== undefined && idpClientId !== undefined && idToken !== undefined
+  ) {
+    return yield* OAuth.make({
+      grant: "jwt_bearer",
+      client: { clientId, ...(clientSecret === undefined ? {} : { clientSecret }) },
+      assertion: OAuth.idJagAssertion({ tokenEndpoint: idpTokenEndpoint, clientId: idpClientId, idToken })
     })
   }
   return yield* OAuth.make({

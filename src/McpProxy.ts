@@ -346,11 +346,16 @@ export const inputHandlers: Pick<McpClient.Options, "onElicit" | "onSample" | "o
 export const StdioServer: typeof internalConfig.StdioServer = internalConfig.StdioServer
 
 /**
- * A Streamable HTTP server of a configuration file (`{url, headers?}`), plus the common fields
- * of {@link Config}:
+ * A Streamable HTTP server of a configuration file (`{url, headers?, oauth?}`), plus the common
+ * fields of {@link Config}:
  *
  * - `url`: the MCP endpoint, an `http:` or `https:` URL;
  * - `headers`: sent on every request (e.g. `Authorization`); default none;
+ * - `oauth`: the proxy authorizes itself at this server with OAuth (MCP Authorization; see
+ *   `OAuth.make`), every field optional: `clientId` and `clientSecret` of a pre-registered
+ *   client (else dynamic registration), `grant` (`"authorization_code"`, default, or
+ *   `"client_credentials"`), `scopes` to request, `tokenStore` (a token file path; used by
+ *   `presa-mcp proxy`). How the provider is built is {@link FromConfigOptions} `oauth`;
  * - `type`: optional, `"http"`, `"streamable-http"` or `"streamableHttp"`.
  *
  * @since 0.2.0
@@ -478,7 +483,13 @@ export const retrySchedule: (retry: typeof Retry.Type | undefined) => Schedule.S
  *   the proxy's), e.g. `requestTimeout`; default `{ relisten: Schedule.stop }` (a `relisten`
  *   given here wins);
  * - `stderr`: where the stdio servers' stderr goes: `"inherit"` (default; the proxy's stderr,
- *   never its stdout) or a function of the entry's prefix and each line.
+ *   never its stdout) or a function of the entry's prefix and each line;
+ * - `oauth`: builds the `OAuth.Provider` of an HTTP entry with an `oauth` block (from the entry's
+ *   name, URL and block), once per connection attempt, in the connection's Scope (a failure is a
+ *   failed attempt, `TransportError` `"Unauthorized"`). Default: `OAuth.make` with the block's
+ *   client, grant and scopes, tokens in memory for the connection, and no interaction (so only
+ *   `client_credentials`, or a server that needs no user, succeeds). `presa-mcp proxy` passes one
+ *   with the token file and the loopback redirect listener, printing the URL on stderr.
  *
  * @since 0.2.0
  * @category models

@@ -10,9 +10,10 @@
  * `issuer`; identifies the client (a Client ID Metadata Document URL, a pre-registered client, a
  * stored one, dynamic client registration); and obtains a token with the authorization code grant
  * and PKCE S256 (the application's {@link Interaction} shows the authorization page and returns the
- * redirect; the RFC 9207 `iss` is checked) or the client credentials grant. Tokens carry the
- * RFC 8707 `resource`, are kept in a {@link TokenStore} and refreshed when they expire or are
- * refused.
+ * redirect; the RFC 9207 `iss` is checked), the client credentials grant or the JWT bearer grant
+ * (workload identity, enterprise-managed authorization with {@link idJagAssertion}). Tokens carry
+ * the RFC 8707 `resource`, may be DPoP-bound (RFC 9449), are kept in a {@link TokenStore} and
+ * refreshed when they expire or are refused.
  *
  * @example
  * ```ts
@@ -274,9 +275,10 @@ export const headless = (options: {
 }
 
 /**
- * A `401`/`403` Bearer challenge as the HTTP client saw it: `status`, the `WWW-Authenticate`
- * `resource_metadata`, `scope` (split) and `error`, and `sent`, the `Authorization` value the
- * refused request carried (`undefined` when none).
+ * A `401`/`403` challenge (`WWW-Authenticate` scheme `Bearer` or `DPoP`) as the HTTP client saw
+ * it: `status`, the `resource_metadata`, `scope` (split) and `error` parameters, `sent`, the
+ * `Authorization` value the refused request carried (`undefined` when none), and `nonce`, the
+ * response's `DPoP-Nonce` header (RFC 9449 §9), when there was one.
  *
  * @since 0.2.0
  * @category models
@@ -287,13 +289,16 @@ export interface Challenge {
   readonly scopes: ReadonlyArray<string>
   readonly error: string | undefined
   readonly sent: string | undefined
+  readonly nonce?: string | undefined
 }
 
 /**
  * What the Streamable HTTP client calls (`StreamableHttp.ClientOptions.auth`), per MCP endpoint
- * URL: `authorization` gives the `Authorization` header value to send (refreshing an expired
- * token first; `undefined` before any authorization; never fails); `onChallenge` obtains new
- * credentials after a `401`, or a `403` `insufficient_scope` (step-up), and succeeds when the
+ * URL: `headers` gives the headers that authorize one request with HTTP `method` (`POST`, `GET`,
+ * `DELETE`): `authorization` (`Bearer …` or `DPoP …`, refreshing an expired token first) and,
+ * for a DPoP-bound token, a fresh `dpop` proof (RFC 9449 §7.1); none before any authorization;
+ * never fails. `onChallenge` obtains new credentials after a `401`, or a `403`
+ * `insufficient_scope` (step-up), or records a `use_dpop_nonce` nonce, and succeeds when the
  * request should be sent again; `maxAttempts` bounds how often one request is re-sent after a
  * challenge (then the request fails with `TransportError` `"Unauthorized"`).
  *
@@ -301,10 +306,74 @@ export interface Challenge {
  * @category models
  */
 export interface Provider {
-  readonly authorization: (url: string) => Effect.Effect<string | undefined>
+  readonly headers: (url: string, method: string) => Effect.Effect<Readonly<Record<string, string>>>
   readonly onChallenge: (url: string, challenge: Challenge) => Effect.Effect<void, OAuthError>
   readonly maxAttempts: number
 }
+
+/**
+ * What an {@link Assertion} is asked for: the authorization server's `issuer` and
+ * `tokenEndpoint` (the audience of an assertion, RFC 7523 §3) and the RFC 8707 `resource` of the
+ * MCP server.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AssertionTarget {
+  readonly issuer: string
+  readonly tokenEndpoint: string
+  readonly resource: string
+}
+
+/**
+ * Where the JWT of the `jwt_bearer` grant (RFC 7523 §2.1) comes from, asked once per token
+ * request: a workload identity token of the platform the client runs on (MCP extension
+ * `io.modelcontextprotocol/auth/wif`, SEP-1933; e.g. read from a file the platform mounts), or an
+ * Identity Assertion JWT Authorization Grant from the enterprise's identity provider
+ * ({@link idJagAssertion}, MCP extension
+ * `io.modelcontextprotocol/enterprise-managed-authorization`, SEP-990). Failing with `OAuthError`
+ * ends the authorization.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Assertion = (target: AssertionTarget) => Effect.Effect<string, OAuthError>
+
+/**
+ * Options of {@link idJagAssertion}: the identity provider's `tokenEndpoint`, this client's
+ * `clientId` there (and `clientSecret`, sent with `client_secret_basic`, when it is confidential),
+ * and `idToken`, the user's OpenID Connect ID token from the enterprise single sign-on (a string,
+ * or an effect asked on every exchange). `fetch` and `allowInsecureHttp` as in {@link Options}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface IdJagOptions {
+  readonly tokenEndpoint: string
+  readonly clientId: string
+  readonly clientSecret?: string | undefined
+  readonly idToken: string | Effect.Effect<string, OAuthError>
+  readonly fetch?: typeof globalThis.fetch | undefined
+  readonly allowInsecureHttp?: boolean | undefined
+}
+
+/**
+ * An {@link Assertion} for enterprise-managed authorization (MCP extension
+ * `io.modelcontextprotocol/enterprise-managed-authorization`, SEP-990): an RFC 8693 token
+ * exchange at the identity provider's token endpoint (`subject_token` the ID token of type
+ * `urn:ietf:params:oauth:token-type:id_token`, `requested_token_type`
+ * `urn:ietf:params:oauth:token-type:id-jag`, `audience` the MCP authorization server's issuer,
+ * `resource` the MCP server) whose `access_token` is the ID-JAG the `jwt_bearer` grant then
+ * presents. A refused exchange fails with `OAuthError` `"Token"` (the OAuth `error` in `error`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const idJagAssertion = (options: IdJagOptions): Assertion => (target) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./internal/oauth/grants.js")),
+    (m) => m.idJag(options, target)
+  )
 
 /**
  * A Web Crypto private key for `private_key_jwt` client authentication (RFC 7523 §2.2): a
@@ -326,9 +395,21 @@ export interface PrivateKey {
  * Options of {@link make}. All optional:
  * - `interaction`: the user step of the authorization code grant; without it a server that needs
  *   a user fails with `"Interaction"`;
- * - `grant`: `"authorization_code"` (default) or `"client_credentials"` (machine clients, MCP
+ * - `grant`: `"authorization_code"` (default), `"client_credentials"` (machine clients, MCP
  *   extension `io.modelcontextprotocol/oauth-client-credentials`; needs `client`, and
- *   `privateKey` for `private_key_jwt`);
+ *   `privateKey` for `private_key_jwt`) or `"jwt_bearer"` (RFC 7523 §2.1, the JWT from
+ *   `assertion`: workload identity federation, SEP-1933, or enterprise-managed authorization with
+ *   {@link idJagAssertion}, SEP-990; needs `client`); a refused `client_credentials` or
+ *   `jwt_bearer` token request is not retried with another grant;
+ * - `assertion`: the JWT source of the `jwt_bearer` grant;
+ * - `dpop`: DPoP-bound tokens (RFC 9449; MCP extension `io.modelcontextprotocol/auth/dpop`,
+ *   SEP-1932): `true` always, `false` never, absent (default) when the authorization server lists
+ *   `ES256` in `dpop_signing_alg_values_supported`. One ES256 key pair per provider, made on first
+ *   use and kept in memory only (a DPoP-bound token stored by another process is not sent: the
+ *   server's challenge starts a new authorization); token requests carry a proof, and
+ *   every MCP request a fresh one (`htm`, `htu`, `ath`); `use_dpop_nonce` answers of the token
+ *   endpoint (RFC 9449 §8) are retried once, and of the MCP server (§9) within `maxAttempts`,
+ *   with the server's nonce;
  * - `clientMetadataUrl`: an HTTPS URL serving this client's Client ID Metadata Document, used as
  *   `client_id` where the server sets `client_id_metadata_document_supported`;
  * - `client`: a pre-registered client (used before dynamic registration);
@@ -346,7 +427,9 @@ export interface PrivateKey {
  */
 export interface Options {
   readonly interaction?: Interaction | undefined
-  readonly grant?: "authorization_code" | "client_credentials" | undefined
+  readonly grant?: "authorization_code" | "client_credentials" | "jwt_bearer" | undefined
+  readonly assertion?: Assertion | undefined
+  readonly dpop?: boolean | undefined
   readonly clientMetadataUrl?: string | undefined
   readonly client?: ClientInformation | undefined
   readonly privateKey?: PrivateKey | undefined

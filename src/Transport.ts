@@ -29,9 +29,10 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   /** HTTP status, when the failure is an HTTP response. */
   readonly status?: number
   /**
-   * reason `"Unauthorized"` (HTTP 401 / 403 with a `WWW-Authenticate: Bearer` challenge, MCP 2025-11-25, Basic,
-   * §20): the Protected Resource Metadata URL, the scopes the server asked for, and the OAuth
-   * error (`invalid_token`, `insufficient_scope`). With `StreamableHttp.ClientOptions.auth` (e.g.
+   * reason `"Unauthorized"` (HTTP 401 / 403 with a `WWW-Authenticate: Bearer` or `DPoP` challenge, MCP 2025-11-25, Basic,
+   * §20): the Protected Resource Metadata URL, the scopes the server asked for, the OAuth
+   * error (`invalid_token`, `insufficient_scope`, `use_dpop_nonce`) and the `DPoP-Nonce` header
+   * (RFC 9449 §9), when present. With `StreamableHttp.ClientOptions.auth` (e.g.
    * `OAuth.make`) the transport obtains a token itself and fails only when that fails (the
    * `OAuthError` in `cause`) or the server keeps refusing; without it, obtaining a token is up to
    * the caller.
@@ -40,6 +41,7 @@ export class TransportError extends Data.TaggedError("TransportError")<{
     readonly resourceMetadata: string | undefined
     readonly scopes: ReadonlyArray<string>
     readonly error: string | undefined
+    readonly nonce?: string | undefined
   }
 }> {}
 

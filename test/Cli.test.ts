@@ -12,6 +12,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -25,6 +26,7 @@ import * as Commands from "../src/internal/cli/commands.js"
 import { progressLine } from "../src/internal/cli/interaction.js"
 import * as Target from "../src/internal/cli/target.js"
 import * as Values from "../src/internal/cli/values.js"
+import { setup as setupAuthorizationServer } from "./support/AuthorizationServer.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const RUN_MS = 90_000
@@ -471,6 +473,81 @@ describe.concurrent("presa-mcp against @modelcontextprotocol/server-everything (
   })
 })
 
+describe("presa-mcp --oauth and login (a server protected by an authorization server of the test's own)", () => {
+  /**
+   * Runs the CLI and plays the user: when the authorization URL appears on stderr it is fetched,
+   * and the authorization server's redirect is followed to the CLI's loopback listener.
+   */
+  const cliAuthorizing = (args: ReadonlyArray<string>): Promise<Run & { readonly opened: Array<string> }> =>
+    new Promise((resolve, reject) => {
+      const child = spawnCli(args)
+      let stdout = ""
+      let stderr = ""
+      const opened: Array<string> = []
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString()
+        const found = /^(http:\/\/127\.0\.0\.1:\d+\/as\/authorize\?\S+)$/m.exec(stderr)?.[1]
+        if (found !== undefined && !opened.includes(found)) {
+          opened.push(found)
+          fetch(found).then((page) => page.text()).catch(reject)
+        }
+      })
+      const timer = setTimeout(() => {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+        reject(new Error(`presa-mcp ${args.join(" ")}: no exit within ${RUN_MS} ms\n${stderr}`))
+      }, RUN_MS)
+      child.once("close", (code, signal) => {
+        clearTimeout(timer)
+        resolve({ code, signal, stdout, stderr, opened })
+      })
+    })
+
+  it("login authorizes through the printed URL and stores the tokens (0600); --oauth reuses them", {
+    timeout: TEST_MS
+  }, async () => {
+    const scope = await Effect.runPromise(Scope.make())
+    const dir = Fs.mkdtempSync(Path.join(Fs.realpathSync(process.env.TMPDIR ?? "/tmp"), "presa-cli-oauth-"))
+    try {
+      const { rec, url } = await Effect.runPromise(Scope.extend(setupAuthorizationServer(), scope))
+      const store = Path.join(dir, "tokens.json")
+      const login = await cliAuthorizing(["login", url, "--oauth-store", store])
+      assert.strictEqual(login.code, 0, login.stderr)
+      assert.strictEqual(login.opened.length, 1)
+      assert.include(login.stdout, "authorized: protected 1")
+      assert.strictEqual(rec.authorizations.length, 1)
+      assert.match(rec.authorizations[0]?.get("redirect_uri") ?? "", /^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+      assert.strictEqual(Fs.statSync(store).mode & 0o777, 0o600)
+      const stored: unknown = JSON.parse(Fs.readFileSync(store, "utf8"))
+      assert.hasAllKeys(stored, [url])
+
+      const tools = await cli("tools", url, "--oauth", "--oauth-store", store, "--json")
+      assert.strictEqual(tools.code, 0, tools.stderr)
+      assert.include(tools.stdout, "whoami")
+      assert.strictEqual(rec.authorizations.length, 1, "the stored token is sent: no second authorization")
+      assert.notInclude(tools.stderr, "authorize")
+
+      const call = await cli("call", url, "whoami", "--oauth", "--oauth-store", store)
+      assert.strictEqual(call.code, 0, call.stderr)
+      assert.include(call.stdout, "hello alice")
+
+      const bare = await cli("tools", url)
+      assert.strictEqual(bare.code, 4, "without --oauth the server's 401 is a connection error")
+      assert.include(bare.stderr, "Unauthorized")
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      Fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("--oauth with a stdio target, or with --bearer, is a usage error", { timeout: TEST_MS }, async () => {
+    const stdio = await cli("tools", "--oauth", ...LIBRARY_STDIO)
+    assert.strictEqual(stdio.code, 3, stdio.stderr)
+    const both = await cli("tools", "http://127.0.0.1:9/mcp", "--oauth", "--bearer", "x")
+    assert.strictEqual(both.code, 3, both.stderr)
+  })
+})
+
 describe("presa-mcp proxy CONFIG (an mcpServers file)", () => {
   const writeConfig = (config: unknown): string => {
     const dir = Fs.mkdtempSync(Path.join(Fs.realpathSync(process.env.TMPDIR ?? "/tmp"), "presa-cli-proxy-"))
@@ -535,6 +612,42 @@ describe("presa-mcp proxy CONFIG (an mcpServers file)", () => {
 })
 
 describe("presa-mcp value parsing and progress line", () => {
+  it("--oauth target rules: settings reach the HTTP target; misuse is a usage error", () => {
+    const base: Target.TargetOptions = {
+      url: Option.some("https://mcp.example.com/mcp"),
+      header: [],
+      bearer: Option.none(),
+      era: "auto",
+      timeout: Option.none(),
+      oauth: true,
+      oauthClientId: Option.some("app"),
+      oauthClientSecret: Option.some("s"),
+      oauthStore: Option.some("/tmp/t.json")
+    }
+    const none = { command: [], cliArgs: [], dashDash: false }
+    const ok = Target.resolve(base, none)
+    assert.isTrue(Either.isRight(ok))
+    if (Either.isRight(ok) && ok.right._tag === "Http") {
+      assert.deepStrictEqual(ok.right.oauth, { clientId: "app", clientSecret: "s", store: "/tmp/t.json" })
+    }
+    const plain = Target.resolve({
+      ...base,
+      oauth: false,
+      oauthClientId: Option.none(),
+      oauthClientSecret: Option.none(),
+      oauthStore: Option.none()
+    }, none)
+    assert.isTrue(Either.isRight(plain) && plain.right._tag === "Http" && plain.right.oauth === undefined)
+    const refused = (o: Partial<Target.TargetOptions>) => Either.isLeft(Target.resolve({ ...base, ...o }, none))
+    assert.isTrue(refused({ bearer: Option.some("t") }), "--oauth with --bearer")
+    assert.isTrue(refused({ oauth: false }), "--oauth-* without --oauth")
+    assert.isTrue(refused({ oauthClientId: Option.none() }), "a secret without a client id")
+    assert.isTrue(
+      Either.isLeft(Target.resolve({ ...base, url: Option.none() }, { command: ["srv"], cliArgs: [], dashDash: true })),
+      "--oauth with a stdio target"
+    )
+  })
+
   it("key=value: JSON when valid, else the string", () => {
     assert.deepStrictEqual(
       Either.getOrThrow(

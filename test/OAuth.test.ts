@@ -9,255 +9,28 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as jose from "jose"
-import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
-import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { Auth, McpClient, McpServer, OAuth, Tool } from "presa-mcp"
+import { InProcess, McpClient, OAuth } from "presa-mcp"
+import * as McpProxy from "presa-mcp/McpProxy"
 import { TransportError } from "presa-mcp/Transport"
 import * as OAuthLoopback from "presa-mcp/transport/OAuthLoopback"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
-import * as WebHandler from "presa-mcp/WebHandler"
-
-interface AsOptions {
-  /** Where the PRM is served: the path-based location (default) or only the root. */
-  readonly prmAt?: "path" | "root" | "none"
-  /** Where the AS metadata is served (the issuer is `<origin>/as`). */
-  readonly metadataAt?: "oauth" | "oidc-insert" | "oidc-append" | "root"
-  readonly cimd?: boolean
-  readonly registration?: boolean
-  readonly pkce?: ReadonlyArray<string> | null
-  /** An `issuer` in the metadata that is not the one the PRM names. */
-  readonly lieIssuer?: boolean
-  /** The `iss` in the redirect: correct (default), wrong, or left out. */
-  readonly iss?: "correct" | "wrong" | "omit"
-  readonly resourceOverride?: string
-  readonly authMethods?: ReadonlyArray<string>
-  readonly prmScopes?: ReadonlyArray<string>
-  readonly asScopes?: ReadonlyArray<string>
-  readonly expiresIn?: number
-  /** tools/call needs this scope; a token without it gets 403 insufficient_scope. */
-  readonly callScope?: string
-  /** Every request with a token is refused with 403 insufficient_scope. */
-  readonly alwaysForbid?: boolean
-}
-
-interface Recorded {
-  readonly authorizations: Array<URLSearchParams>
-  readonly tokens: Array<{ readonly body: URLSearchParams; readonly authorization: string | undefined }>
-  readonly registrations: Array<Record<string, unknown>>
-  readonly metadataPaths: Array<string>
-}
-
-const CLIENT_SECRET = "s3cret-value-never-logged"
-const CIMD_URL = "https://client.example.com/metadata.json"
-
-const readBody = (req: Http.IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks)))
-    req.on("error", reject)
-  })
-
-const json = (res: Http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  res.writeHead(status, { "content-type": "application/json", ...headers })
-  res.end(JSON.stringify(body))
-}
-
-const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url")
-
-/** The authorization server and the protected MCP server, in the test's scope. */
-const setup = (o: AsOptions = {}) =>
-  Effect.gen(function*() {
-    const { privateKey, publicKey } = yield* Effect.promise(() => jose.generateKeyPair("ES256"))
-    const rec: Recorded = { authorizations: [], tokens: [], registrations: [], metadataPaths: [] }
-    const state = { origin: "", challenges: new Map<string, string>(), codes: new Map<string, string>() }
-    const mounted: { web?: WebHandler.WebHandler } = {}
-    let counter = 0
-
-    const mint = (scope: string, resource: string) =>
-      new jose.SignJWT({ scope })
-        .setProtectedHeader({ alg: "ES256" })
-        .setIssuer(`${state.origin}/as`)
-        .setAudience(resource)
-        .setSubject("alice")
-        .setIssuedAt()
-        .setExpirationTime("5m")
-        .sign(privateKey)
-
-    const issue = async (res: Http.ServerResponse, scope: string, resource: string) => {
-      counter++
-      json(res, 200, {
-        access_token: await mint(scope, resource),
-        token_type: "Bearer",
-        expires_in: o.expiresIn ?? 3600,
-        refresh_token: `refresh-${counter}`,
-        ...(scope === "" ? {} : { scope })
-      })
-    }
-
-    const asMetadata = () => ({
-      issuer: o.lieIssuer === true ? "https://attacker.example.com" : `${state.origin}/as`,
-      authorization_endpoint: `${state.origin}/as/authorize`,
-      token_endpoint: `${state.origin}/as/token`,
-      ...(o.registration === false ? {} : { registration_endpoint: `${state.origin}/as/register` }),
-      response_types_supported: ["code"],
-      grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
-      token_endpoint_auth_methods_supported: o.authMethods ?? ["none", "client_secret_basic"],
-      authorization_response_iss_parameter_supported: true,
-      ...(o.pkce === null ? {} : { code_challenge_methods_supported: o.pkce ?? ["S256"] }),
-      ...(o.cimd === true ? { client_id_metadata_document_supported: true } : {}),
-      ...(o.asScopes === undefined ? {} : { scopes_supported: o.asScopes })
-    })
-    const metadataPath = o.metadataAt === "root"
-      ? "/.well-known/oauth-authorization-server"
-      : o.metadataAt === "oidc-insert"
-      ? "/.well-known/openid-configuration/as"
-      : o.metadataAt === "oidc-append"
-      ? "/as/.well-known/openid-configuration"
-      : "/.well-known/oauth-authorization-server/as"
-    const prmPath = o.prmAt === "root"
-      ? "/.well-known/oauth-protected-resource"
-      : "/.well-known/oauth-protected-resource/mcp"
-
-    const handle = async (req: Http.IncomingMessage, res: Http.ServerResponse) => {
-      const url = new URL(req.url ?? "/", state.origin)
-      const body = await readBody(req)
-      if (req.method === "GET" && url.pathname.includes(".well-known")) {
-        if (url.pathname === prmPath && o.prmAt !== "none") {
-          return json(res, 200, {
-            resource: o.resourceOverride ?? (o.prmAt === "root" ? state.origin : `${state.origin}/mcp`),
-            authorization_servers: [`${state.origin}/as`],
-            ...(o.prmScopes === undefined ? {} : { scopes_supported: o.prmScopes })
-          })
-        }
-        if (url.pathname === metadataPath) {
-          rec.metadataPaths.push(url.pathname)
-          return json(res, 200, asMetadata())
-        }
-        rec.metadataPaths.push(`404 ${url.pathname}`)
-        return json(res, 404, { error: "not_found" })
-      }
-      if (url.pathname === "/as/authorize") {
-        rec.authorizations.push(url.searchParams)
-        const code = `code-${rec.authorizations.length}`
-        state.challenges.set(code, url.searchParams.get("code_challenge") ?? "")
-        state.codes.set(code, url.searchParams.get("scope") ?? "")
-        const redirect = new URL(url.searchParams.get("redirect_uri") ?? "")
-        redirect.searchParams.set("code", code)
-        redirect.searchParams.set("state", url.searchParams.get("state") ?? "")
-        if (o.iss !== "omit") {
-          redirect.searchParams.set("iss", o.iss === "wrong" ? "https://evil.example" : `${state.origin}/as`)
-        }
-        res.writeHead(302, { location: redirect.href })
-        return res.end()
-      }
-      if (url.pathname === "/as/register") {
-        const metadata = JSON.parse(body.toString("utf8")) as Record<string, unknown>
-        rec.registrations.push(metadata)
-        const confidential = metadata.token_endpoint_auth_method !== "none"
-        return json(res, 201, {
-          ...metadata,
-          client_id: `dcr-client-${rec.registrations.length}`,
-          ...(confidential ? { client_secret: CLIENT_SECRET } : {})
-        })
-      }
-      if (url.pathname === "/as/token") {
-        const form = new URLSearchParams(body.toString("utf8"))
-        rec.tokens.push({ body: form, authorization: req.headers.authorization })
-        const resource = form.get("resource") ?? ""
-        switch (form.get("grant_type")) {
-          case "authorization_code": {
-            const code = form.get("code") ?? ""
-            if (state.challenges.get(code) !== s256(form.get("code_verifier") ?? "")) {
-              return json(res, 400, { error: "invalid_grant" })
-            }
-            return issue(res, state.codes.get(code) ?? "", resource)
-          }
-          case "refresh_token":
-            return issue(res, "mcp:read", resource)
-          case "client_credentials":
-            return issue(res, form.get("scope") ?? "", resource)
-        }
-        return json(res, 400, { error: "unsupported_grant_type" })
-      }
-      const web = mounted.web
-      if (url.pathname === "/mcp" && web !== undefined) {
-        const authorization = req.headers.authorization
-        const challenge = (scope: string) =>
-          `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${state.origin}${prmPath}"`
-        if (authorization !== undefined && (o.alwaysForbid === true || o.callScope !== undefined)) {
-          const token = authorization.replace(/^Bearer /, "")
-          const scopes = String(jose.decodeJwt(token).scope ?? "").split(" ")
-          const method = String((JSON.parse(body.toString("utf8")) as { method?: unknown }).method)
-          if (o.alwaysForbid === true) {
-            return json(res, 403, { error: "insufficient_scope" }, { "www-authenticate": challenge("mcp:admin") })
-          }
-          if (method === "tools/call" && o.callScope !== undefined && !scopes.includes(o.callScope)) {
-            return json(res, 403, { error: "insufficient_scope" }, { "www-authenticate": challenge(o.callScope) })
-          }
-        }
-        const headers = new Headers()
-        for (const [k, v] of Object.entries(req.headers)) {
-          if (typeof v === "string") headers.set(k, v)
-        }
-        const response = await web(
-          new Request(url, {
-            method: req.method ?? "GET",
-            headers,
-            ...(body.length > 0 ? { body: new Uint8Array(body) } : {})
-          })
-        )
-        const out: Record<string, string> = {}
-        response.headers.forEach((v, k) => {
-          out[k] = v
-        })
-        res.writeHead(response.status, out)
-        return res.end(Buffer.from(await response.arrayBuffer()))
-      }
-      json(res, 404, { error: "not_found" })
-    }
-
-    const server = yield* Effect.acquireRelease(
-      Effect.async<Http.Server>((resume) => {
-        const s = Http.createServer((req, res) => {
-          handle(req, res).catch(() => {
-            if (!res.headersSent) res.writeHead(500)
-            res.end()
-          })
-        })
-        s.listen(0, "127.0.0.1", () => resume(Effect.succeed(s)))
-      }),
-      (s) =>
-        Effect.async<void>((resume) => {
-          s.closeAllConnections()
-          s.close(() => resume(Effect.void))
-        })
-    )
-    state.origin = `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}`
-    const mcp = yield* McpServer.make({
-      name: "protected",
-      version: "1",
-      tools: [Tool.fromJsonSchema({ name: "whoami", handler: (_a, ctx) => `hello ${ctx.auth?.subject ?? "nobody"}` })]
-    })
-    // The token audience is the resource the PRM names (a root PRM names the origin).
-    const resource = o.prmAt === "root" ? state.origin : `${state.origin}/mcp`
-    const web = WebHandler.toWebHandler(mcp, {
-      auth: {
-        resource,
-        authorizationServers: [`${state.origin}/as`],
-        verifier: Auth.jwtVerifier({ issuer: `${state.origin}/as`, audience: resource, keys: [publicKey] })
-      }
-    })
-    mounted.web = web
-    yield* Effect.addFinalizer(() => Effect.promise(() => web.dispose()))
-    return { url: `${state.origin}/mcp`, origin: state.origin, rec }
-  })
+import {
+  AS_NONCE,
+  type AsOptions,
+  CIMD_URL,
+  CLIENT_SECRET,
+  JWT_BEARER,
+  RS_NONCE,
+  s256,
+  setup,
+  TOKEN_EXCHANGE
+} from "./support/AuthorizationServer.js"
 
 const connect = (url: string, options: OAuth.Options) =>
   Effect.gen(function*() {
@@ -417,6 +190,172 @@ describe("OAuth client provider", () => {
       assert.strictEqual(rec.tokens[0]?.body.get("resource"), url)
       assert.isTrue(rec.tokens[0]?.authorization?.startsWith("Basic "))
     }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("jwt_bearer with a workload identity JWT (SEP-1933): RFC 7523 grant, public client, no interaction", () =>
+    Effect.gen(function*() {
+      const { rec, url, workloadJwt } = yield* setup({ authMethods: ["none"], registration: false })
+      const jwt = yield* Effect.promise(() => workloadJwt())
+      const targets: Array<OAuth.AssertionTarget> = []
+      const client = yield* connect(url, {
+        grant: "jwt_bearer",
+        client: { clientId: "workload-client", tokenEndpointAuthMethod: "none" },
+        assertion: (target) => Effect.sync(() => (targets.push(target), jwt))
+      })
+      expect(yield* whoami(client)).toContain("hello alice")
+      assert.strictEqual(rec.authorizations.length + rec.registrations.length, 0)
+      assert.strictEqual(rec.tokens.length, 1)
+      const form = rec.tokens[0]?.body
+      assert.strictEqual(form?.get("grant_type"), JWT_BEARER)
+      assert.strictEqual(form?.get("assertion"), jwt)
+      assert.strictEqual(form?.get("client_id"), "workload-client")
+      assert.strictEqual(form?.get("resource"), url)
+      assert.deepStrictEqual(targets, [{
+        issuer: `${new URL(url).origin}/as`,
+        tokenEndpoint: `${new URL(url).origin}/as/token`,
+        resource: url
+      }])
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("jwt_bearer refused (invalid_grant): one token request, no retry, no other grant, typed Token error", () =>
+    Effect.gen(function*() {
+      const { rec, url, workloadJwt } = yield* setup({ authMethods: ["none"], registration: false })
+      const jwt = yield* Effect.promise(() => workloadJwt("https://wrong.example"))
+      const e = yield* Effect.flip(connect(url, {
+        ...headless,
+        grant: "jwt_bearer",
+        client: { clientId: "workload-client", tokenEndpointAuthMethod: "none" },
+        assertion: () => Effect.succeed(jwt)
+      }))
+      const cause = oauthFailure(e)
+      assert.strictEqual(cause.reason, "Token")
+      assert.strictEqual(cause.error, "invalid_grant")
+      expect(cause.message).not.toContain(jwt)
+      assert.deepStrictEqual(rec.tokens.map((t) => t.body.get("grant_type")), [JWT_BEARER])
+      assert.strictEqual(rec.authorizations.length, 0)
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("enterprise-managed (SEP-990): RFC 8693 exchange at the IdP for an ID-JAG, then jwt_bearer with client_secret_basic", () =>
+    Effect.gen(function*() {
+      const { idToken, origin, rec, url } = yield* setup({ authMethods: ["client_secret_basic"] })
+      const client = yield* connect(url, {
+        grant: "jwt_bearer",
+        client: { clientId: "xaa-client", clientSecret: CLIENT_SECRET },
+        assertion: OAuth.idJagAssertion({
+          tokenEndpoint: `${origin}/idp/token`,
+          clientId: "idp-client",
+          idToken: Effect.promise(() => idToken())
+        })
+      })
+      expect(yield* whoami(client)).toContain("hello alice")
+      assert.strictEqual(rec.exchanges.length, 1)
+      const exchange = rec.exchanges[0]
+      assert.strictEqual(exchange?.get("grant_type"), TOKEN_EXCHANGE)
+      assert.strictEqual(exchange?.get("requested_token_type"), "urn:ietf:params:oauth:token-type:id-jag")
+      assert.strictEqual(exchange?.get("subject_token_type"), "urn:ietf:params:oauth:token-type:id_token")
+      assert.strictEqual(exchange?.get("audience"), `${origin}/as`)
+      assert.strictEqual(exchange?.get("resource"), url)
+      assert.strictEqual(exchange?.get("client_id"), "idp-client")
+      const token = rec.tokens[0]
+      assert.strictEqual(token?.body.get("grant_type"), JWT_BEARER)
+      assert.strictEqual(jose.decodeProtectedHeader(token?.body.get("assertion") ?? "").typ, "oauth-id-jag+jwt")
+      assert.isTrue(token?.authorization?.startsWith("Basic "))
+      assert.strictEqual(rec.authorizations.length + rec.registrations.length, 0)
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("DPoP (RFC 9449): proof at the token endpoint, DPoP-bound token, a fresh proof (htm, htu, ath) per MCP request", () =>
+    Effect.gen(function*() {
+      const { origin, rec, url } = yield* setup({ dpop: "plain" })
+      const client = yield* connect(url, headless)
+      expect(yield* whoami(client)).toContain("hello alice")
+      const token = rec.proofs.filter((p) => p.where === "token")
+      const mcp = rec.proofs.filter((p) => p.where === "mcp")
+      assert.strictEqual(token.length, 1)
+      assert.strictEqual(token[0]?.htu, `${origin}/as/token`)
+      assert.isAtLeast(mcp.length, 2)
+      for (const p of mcp) {
+        assert.strictEqual(p.htm, "POST")
+        assert.strictEqual(p.htu, url)
+        assert.strictEqual(p.jkt, token[0]?.jkt, "every proof is made with the key the token is bound to")
+        assert.isUndefined(p.nonce)
+      }
+      assert.strictEqual(new Set(mcp.map((p) => p.jti)).size, mcp.length, "no proof is sent twice")
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("DPoP nonces: use_dpop_nonce from the token endpoint (§8) and the MCP server (§9) are retried with the nonce", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup({ dpop: "nonce" })
+      const client = yield* connect(url, headless)
+      expect(yield* whoami(client)).toContain("hello alice")
+      const token = rec.proofs.filter((p) => p.where === "token")
+      const mcp = rec.proofs.filter((p) => p.where === "mcp")
+      assert.deepStrictEqual(token.map((p) => p.nonce), [undefined, AS_NONCE])
+      assert.strictEqual(mcp[0]?.nonce, undefined)
+      assert.isAtLeast(mcp.length, 3)
+      for (const p of mcp.slice(1)) assert.strictEqual(p.nonce, RS_NONCE)
+      assert.strictEqual(rec.authorizations.length, 1, "a nonce challenge needs no new authorization")
+      assert.strictEqual(new Set(mcp.map((p) => p.jti)).size, mcp.length)
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("a 401 on the legacy standalone GET stream starts authorization (refresh) and the GET is sent again", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup({ refuseFirstGet: true })
+      const auth = yield* OAuth.make(headless)
+      const transport = yield* StreamableHttp.client({ url, auth })
+      yield* McpClient.connect(transport, { name: "oauth-test", version: "0", versions: ["2025-11-25"] })
+      const open = transport.sessionNotifications
+      assert.isDefined(open)
+      if (open !== undefined) yield* open
+      assert.deepStrictEqual(rec.gets, [401, 200])
+      assert.deepStrictEqual(rec.tokens.map((t) => t.body.get("grant_type")), ["authorization_code", "refresh_token"])
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("proxy: an HTTP backend with an oauth block (client_credentials) by the default provider", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup({ authMethods: ["client_secret_basic"] })
+      const config = yield* McpProxy.decodeConfig({
+        mcpServers: {
+          prot: { url, oauth: { grant: "client_credentials", clientId: "machine", clientSecret: CLIENT_SECRET } }
+        }
+      })
+      const proxy = yield* McpProxy.fromConfig(config)
+      const front = yield* McpClient.connect(yield* InProcess.client(proxy))
+      const result = yield* front.callTool("prot_whoami", {})
+      expect(JSON.stringify(result.content)).toContain("hello alice")
+      assert.deepStrictEqual(rec.tokens.map((t) => t.body.get("grant_type")), ["client_credentials"])
+      assert.isTrue(rec.tokens[0]?.authorization?.startsWith("Basic "))
+    }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory)))
+
+  it.live("proxy: the oauth option builds the provider (authorization code, pre-registered client from the block)", () =>
+    Effect.gen(function*() {
+      const { rec, url } = yield* setup()
+      const config = yield* McpProxy.decodeConfig({ mcpServers: { prot: { url, oauth: { clientId: "pre" } } } })
+      const asked: Array<string> = []
+      const proxy = yield* McpProxy.fromConfig(config, {
+        oauth: (name, backend, settings) =>
+          Effect.gen(function*() {
+            asked.push(`${name} ${backend}`)
+            const store = yield* OAuth.memoryStore
+            return yield* OAuth.make({
+              ...headless,
+              ...(settings.clientId === undefined ? {} : { client: { clientId: settings.clientId } })
+            }).pipe(Effect.provideService(OAuth.TokenStore, store))
+          })
+      })
+      const front = yield* McpClient.connect(yield* InProcess.client(proxy))
+      const result = yield* front.callTool("prot_whoami", {})
+      expect(JSON.stringify(result.content)).toContain("hello alice")
+      assert.deepStrictEqual(asked, [`prot ${url}`])
+      assert.strictEqual(rec.authorizations[0]?.get("client_id"), "pre")
+      assert.strictEqual(rec.registrations.length, 0)
+    }).pipe(Effect.scoped))
+
+  it("proxy config: an oauth block with a wrong grant names its field", () => {
+    const decoded = McpProxy.decodeConfig({
+      mcpServers: { prot: { url: "https://mcp.example.com/mcp", oauth: { grant: "password" } } }
+    })
+    assert.isTrue(Either.isLeft(decoded))
+    if (Either.isLeft(decoded)) expect(decoded.left.message).toContain("oauth")
+  })
 
   it.live("loopback interaction: the browser's redirect reaches the listener on 127.0.0.1", () =>
     Effect.gen(function*() {

@@ -19,6 +19,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as JsonRpc from "../../JsonRpc.js"
 import type * as McpClient from "../../McpClient.js"
+import type * as OAuth from "../../OAuth.js"
 import type * as Skill from "../../Skill.js"
 import { ExitCode, UsageError } from "./exitCode.js"
 import * as Interaction from "./interaction.js"
@@ -54,6 +55,29 @@ const targetOptions = {
     ),
     Options.withDefault("auto" as const)
   ),
+  oauth: Options.boolean("oauth").pipe(
+    Options.withDescription(
+      "Authorize with OAuth when the server asks (URL targets only): the authorization URL is printed on stderr, " +
+        "the browser's redirect comes back to a listener on 127.0.0.1, tokens are kept in the token file " +
+        "(--oauth-store) and refreshed. See also: presa-mcp login URL."
+    )
+  ),
+  oauthClientId: Options.text("oauth-client-id").pipe(
+    Options.withDescription(
+      "With --oauth: a client id registered at the authorization server (else dynamic registration)."
+    ),
+    Options.optional
+  ),
+  oauthClientSecret: Options.text("oauth-client-secret").pipe(
+    Options.withDescription("With --oauth-client-id: that client's secret, for a confidential client."),
+    Options.optional
+  ),
+  oauthStore: Options.text("oauth-store").pipe(
+    Options.withDescription(
+      "With --oauth: the token file (created with mode 0600). Default $PRESA_MCP_TOKEN_STORE, else ~/.presa-mcp-tokens.json."
+    ),
+    Options.optional
+  ),
   timeout: Options.text("timeout").pipe(
     Options.withDescription("Deadline of each request: seconds (30) or a duration (\"500 millis\"). Default 60."),
     Options.optional
@@ -79,7 +103,7 @@ interface Outcome {
 
 const ok = (json: unknown, text: string): Outcome => ({ json, text, code: ExitCode.ok })
 
-type Failure = McpClient.CallError | UsageError | Skill.SkillVerificationError
+type Failure = McpClient.CallError | UsageError | Skill.SkillVerificationError | OAuth.OAuthError
 
 const failureCode = (e: Failure): number => {
   switch (e._tag) {
@@ -91,6 +115,7 @@ const failureCode = (e: Failure): number => {
       return ExitCode.verification
     case "TransportError":
     case "ClientError":
+    case "OAuthError":
       return ExitCode.connection
   }
 }
@@ -116,6 +141,8 @@ const failureJson = (e: Failure): JsonRpc.JsonObject => {
       }
     case "ClientError":
       return { error: { kind: "client", reason: e.reason, message: e.message } }
+    case "OAuthError":
+      return { error: { kind: "oauth", reason: e.reason, message: e.message } }
   }
 }
 
@@ -133,6 +160,8 @@ const failureText = (e: Failure): string => {
       return `connection failed (${e.reason}${e.status === undefined ? "" : ` ${e.status}`}): ${e.message}`
     case "ClientError":
       return `client error (${e.reason}): ${e.message}`
+    case "OAuthError":
+      return `authorization failed (${e.reason}): ${e.message}`
   }
 }
 
@@ -162,7 +191,7 @@ const session = (
     const outcome = yield* Effect.scoped(Effect.gen(function*() {
       const target = yield* Target.resolve(common, split)
       const onElicit = yield* Interaction.elicitHandler(io, io.stdinIsTTY && io.stderrIsTTY)
-      const client = yield* Target.connect(target, common, { onElicit })
+      const client = yield* Target.connect(target, common, { onElicit }, (line) => io.err(`presa-mcp: ${line}`))
       const progress = yield* Interaction.progressDisplay(io)
       const callOptions: McpClient.CallOptions = progress.onProgress === undefined
         ? {}
@@ -234,6 +263,9 @@ export const valueOptions: ReadonlySet<string> = new Set([
   "--bearer",
   "--era",
   "--timeout",
+  "--oauth-client-id",
+  "--oauth-client-secret",
+  "--oauth-store",
   "--args",
   "--prompt",
   "--resource",
@@ -254,7 +286,8 @@ export const names: ReadonlySet<string> = new Set([
   "prompt",
   "complete",
   "skills",
-  "listen"
+  "listen",
+  "login"
 ])
 
 /**
@@ -477,6 +510,26 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       )
     )
 
+  const login = Command.make(
+    "login",
+    targetOptions,
+    (o) =>
+      run({ ...o, oauth: true }, ({ client }) =>
+        Effect.succeed(ok(
+          { authorized: true, ...(client.info.serverInfo === undefined ? {} : { server: client.info.serverInfo }) },
+          `authorized${
+            client.info.serverInfo === undefined
+              ? ""
+              : `: ${client.info.serverInfo.name} ${client.info.serverInfo.version}`
+          } (tokens stored in the token file)`
+        )))
+  ).pipe(
+    Command.withDescription(
+      "Authorizes with OAuth (as --oauth does) and stores the tokens in the token file, so that later commands " +
+        "with --oauth need no browser until the tokens can no longer be refreshed."
+    )
+  )
+
   return Command.make("presa-mcp").pipe(
     Command.withDescription("Call, inspect and listen to MCP servers from the shell."),
     Command.withSubcommands([
@@ -491,6 +544,7 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       complete,
       skills,
       listen,
+      login,
       Proxy.command(exit)
     ])
   )
@@ -501,7 +555,7 @@ export const footer: HelpDoc.HelpDoc = HelpDoc.blocks([
   HelpDoc.h1("TARGET"),
   HelpDoc.p(
     "A Streamable HTTP URL, the first argument that is an http(s) URL (or --url URL), with --header NAME:VALUE " +
-      "and --bearer TOKEN; or the server's command line after --, started over stdio. " +
+      "and --bearer TOKEN, or --oauth (OAuth; presa-mcp login URL authorizes ahead); or the server's command line after --, started over stdio. " +
       "Examples: presa-mcp tools http://127.0.0.1:3000/mcp ; presa-mcp tools -- npx tsx examples/library.ts --stdio"
   ),
   HelpDoc.h1("OUTPUT"),

@@ -10,6 +10,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type * as Prompt from "@effect/cli/Prompt"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as McpProxy from "../../McpProxy.js"
@@ -17,6 +18,7 @@ import * as Stdio from "../../transport/Stdio.js"
 import * as StreamableHttp from "../../transport/StreamableHttp.js"
 import { ExitCode } from "./exitCode.js"
 import { CliIo } from "./io.js"
+import * as OAuthCli from "./oauth.js"
 
 interface ProxyArgs {
   readonly config: string
@@ -36,8 +38,21 @@ const serve = (exit: Ref.Ref<number>, args: ProxyArgs): Effect.Effect<void, neve
     const config = yield* McpProxy.loadConfig(args.config)
     const names = Object.keys(config.mcpServers).join(", ")
     // stdio: stdout is the MCP channel; the backends' stderr and every log line go to stderr
+    const fs = yield* FileSystem.FileSystem
     const server = yield* McpProxy.fromConfig(config, {
-      stderr: (prefix, line) => io.err(`[${prefix}] ${line}\n`)
+      stderr: (prefix, line) => io.err(`[${prefix}] ${line}\n`),
+      // HTTP backends with an `oauth` block: the token file and the loopback redirect listener;
+      // the authorization URL goes to stderr (stdout is the MCP channel under stdio).
+      oauth: (name, _url, settings) =>
+        OAuthCli.provider({
+          clientId: settings.clientId,
+          clientSecret: settings.clientSecret,
+          store: settings.tokenStore,
+          grant: settings.grant,
+          scopes: settings.scopes
+        }, (line) => io.err(`presa-mcp proxy [${name}]: ${line}`)).pipe(
+          Effect.provideService(FileSystem.FileSystem, fs)
+        )
     })
     if (!args.http) {
       yield* io.err(`presa-mcp proxy: serving ${names} on stdio\n`)

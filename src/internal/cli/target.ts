@@ -1,10 +1,11 @@
 /**
- * The server a command talks to (issue #18, item 1): a URL (Streamable HTTP, with `--header` and
- * `--bearer`) or a command after `--` (stdio, MCP 2025-11-25, Transports › stdio). Splits the
+ * The server a command talks to (issue #18, item 1): a URL (Streamable HTTP, with `--header`,
+ * `--bearer` or `--oauth`) or a command after `--` (stdio, MCP 2025-11-25, Transports › stdio). Splits the
  * command line before `@effect/cli` sees it and connects an `McpClient` to the target.
  *
  * @internal
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -12,9 +13,11 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
+import type * as OAuth from "../../OAuth.js"
 import * as Stdio from "../../transport/Stdio.js"
 import * as StreamableHttp from "../../transport/StreamableHttp.js"
 import { UsageError } from "./exitCode.js"
+import * as OAuthCli from "./oauth.js"
 import * as Values from "./values.js"
 
 /** The name and version the CLI's client sends as its `Implementation`. @internal */
@@ -84,11 +87,21 @@ export interface TargetOptions {
   readonly bearer: Option.Option<string>
   readonly era: Era
   readonly timeout: Option.Option<string>
+  readonly oauth: boolean
+  readonly oauthClientId: Option.Option<string>
+  readonly oauthClientSecret: Option.Option<string>
+  readonly oauthStore: Option.Option<string>
 }
 
 /** A resolved target. @internal */
 export type Target =
-  | { readonly _tag: "Http"; readonly url: string; readonly headers: Readonly<Record<string, string>> }
+  | {
+    readonly _tag: "Http"
+    readonly url: string
+    readonly headers: Readonly<Record<string, string>>
+    /** With `--oauth`: how to authorize. */
+    readonly oauth: OAuthCli.Settings | undefined
+  }
   | { readonly _tag: "Stdio"; readonly command: string; readonly args: ReadonlyArray<string> }
 
 const usage = (message: string) => new UsageError({ message })
@@ -108,7 +121,24 @@ export const resolve = (options: TargetOptions, split: Split): Either.Either<Tar
         onNone: () => headers,
         onSome: (token) => ({ ...headers, Authorization: `Bearer ${token}` })
       })
-      return { _tag: "Http", url, headers: withBearer } as const
+      if (options.oauth && Option.isSome(options.bearer)) {
+        return yield* Either.left(usage("give either --oauth or --bearer, not both"))
+      }
+      if (Option.isSome(options.oauthClientSecret) && Option.isNone(options.oauthClientId)) {
+        return yield* Either.left(usage("--oauth-client-secret needs --oauth-client-id"))
+      }
+      const oauthOptions = [options.oauthClientId, options.oauthClientSecret, options.oauthStore]
+      if (!options.oauth && oauthOptions.some(Option.isSome)) {
+        return yield* Either.left(usage("--oauth-client-id, --oauth-client-secret and --oauth-store need --oauth"))
+      }
+      const oauth: OAuthCli.Settings | undefined = options.oauth
+        ? {
+          clientId: Option.getOrUndefined(options.oauthClientId),
+          clientSecret: Option.getOrUndefined(options.oauthClientSecret),
+          store: Option.getOrUndefined(options.oauthStore)
+        }
+        : undefined
+      return { _tag: "Http", url, headers: withBearer, oauth } as const
     }
     if (command === undefined) {
       return yield* Either.left(
@@ -119,8 +149,8 @@ export const resolve = (options: TargetOptions, split: Split): Either.Either<Tar
         )
       )
     }
-    if (options.header.length > 0 || Option.isSome(options.bearer)) {
-      return yield* Either.left(usage("--header and --bearer apply to a URL target only"))
+    if (options.header.length > 0 || Option.isSome(options.bearer) || options.oauth) {
+      return yield* Either.left(usage("--header, --bearer and --oauth apply to a URL target only"))
     }
     return { _tag: "Stdio", command, args } as const
   })
@@ -128,21 +158,32 @@ export const resolve = (options: TargetOptions, split: Split): Either.Either<Tar
 /**
  * Connects an `McpClient` to `target` for as long as the Scope is open (a stdio server is stopped
  * when it closes; an HTTP session is deleted). `--timeout` becomes the client's `requestTimeout`
- * (default 60 seconds). Fails with `UsageError` (bad `--timeout`) or the client's `CallError`.
+ * (default 60 seconds). With `--oauth` the HTTP client authorizes itself (`oauth.ts`; the
+ * authorization URL is printed with `show`). Fails with `UsageError` (bad `--timeout`), the
+ * client's `CallError`, or `OAuthError` when the token file or the redirect listener is unusable.
  *
  * @internal
  */
 export const connect = (
   target: Target,
   options: TargetOptions,
-  handlers: McpClient.InputHandlers
-): Effect.Effect<McpClient.McpClient, McpClient.CallError | UsageError, Scope.Scope> =>
+  handlers: McpClient.InputHandlers,
+  show: (line: string) => Effect.Effect<void> = () => Effect.void
+): Effect.Effect<
+  McpClient.McpClient,
+  McpClient.CallError | UsageError | OAuth.OAuthError,
+  Scope.Scope | FileSystem.FileSystem
+> =>
   Effect.gen(function*() {
     const timeout = Option.isSome(options.timeout)
       ? yield* Either.mapLeft(Values.duration(options.timeout.value), usage)
       : Duration.seconds(60)
     const transport = target._tag === "Http"
-      ? yield* StreamableHttp.client({ url: target.url, headers: target.headers })
+      ? yield* StreamableHttp.client({
+        url: target.url,
+        headers: target.headers,
+        ...(target.oauth === undefined ? {} : { auth: yield* OAuthCli.provider(target.oauth, show) })
+      })
       : yield* Stdio.spawn({ command: target.command, args: target.args })
     const client = yield* McpClient.connect(transport, {
       ...handlers,

@@ -23,8 +23,11 @@ import type {
   Tokens,
   TokenStore
 } from "../../OAuth.js"
+import { call, fail } from "./call.js"
 import * as Discovery from "./discovery.js"
+import * as Dpop from "./dpop.js"
 import { OAuthError } from "./error.js"
+import { JWT_BEARER } from "./grants.js"
 
 /** Refresh this long before `expiresAt` (milliseconds). */
 const EXPIRY_SKEW_MS = 30_000
@@ -51,26 +54,6 @@ interface Target {
   readonly as: oauth.AuthorizationServer
   readonly prmScopes: ReadonlyArray<string> | undefined
 }
-
-const describe = (e: unknown): { readonly message: string; readonly error?: string } =>
-  e instanceof oauth.ResponseBodyError
-    ? {
-      message: `${e.error}${e.error_description === undefined ? "" : `: ${e.error_description}`} (HTTP ${e.status})`,
-      error: e.error
-    }
-    : { message: e instanceof Error ? e.message : "unexpected failure" }
-
-const fail = (reason: OAuthError["reason"], what: string) => (e: unknown) => {
-  const d = describe(e)
-  return new OAuthError({
-    reason,
-    message: `${what}: ${d.message}`,
-    ...(d.error === undefined ? {} : { error: d.error })
-  })
-}
-
-const call = <A>(reason: OAuthError["reason"], what: string, f: () => Promise<A>): Effect.Effect<A, OAuthError> =>
-  Effect.tryPromise({ try: f, catch: fail(reason, what) })
 
 const canonical = (url: URL): string => {
   const u = new URL(url.href)
@@ -145,6 +128,30 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
     const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
 
     const opts = (url: string | URL | undefined) => Discovery.requestOptions(http, url)
+
+    /** The DPoP key pair and nonces, made when a first token request needs them. */
+    let dpopState: Dpop.Dpop | undefined
+    const dpopFor = (as: oauth.AuthorizationServer) =>
+      Effect.gen(function*() {
+        const wanted = options.dpop ?? (as.dpop_signing_alg_values_supported ?? []).includes(Dpop.ALG)
+        if (!wanted) return undefined
+        if (dpopState === undefined) dpopState = yield* Dpop.make
+        return dpopState
+      })
+    /** Token endpoint options: the network ones and, when DPoP is used, the proof handle. */
+    const tokenOpts = (as: oauth.AuthorizationServer, dpop: Dpop.Dpop | undefined) => ({
+      ...opts(as.token_endpoint),
+      ...(dpop === undefined ? {} : { DPoP: dpop.handle })
+    })
+    /**
+     * One token request and its response; a `use_dpop_nonce` answer (RFC 9449 §8) is retried once,
+     * `oauth4webapi`'s handle then carries the server's nonce.
+     */
+    const tokenCall = <A>(what: string, dpop: Dpop.Dpop | undefined, f: () => Promise<A>) =>
+      call("Token", what, () =>
+        f().catch((e: unknown) =>
+          dpop !== undefined && oauth.isDPoPNonceError(e) ? f() : Promise.reject(e)
+        ))
 
     const load = (key: string) => store.get(key)
     const save = (key: string, c: Credentials) => store.set(key, c)
@@ -260,7 +267,10 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
           return yield* new OAuthError({
             reason: "Registration",
             message: `dynamic client registration refused (HTTP ${response.status}${
-              Option.match(code, { onNone: () => "", onSome: (c) => ` ${c}` })
+              Option.match(code, {
+                onNone: () => "",
+                onSome: (c) => ` ${c}`
+              })
             })`,
             ...Option.match(code, { onNone: () => ({}), onSome: (error) => ({ error }) })
           })
@@ -324,25 +334,21 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
           try: () => oauth.validateAuthResponse(as, asClient(client), callback, state),
           catch: fail("Authorization", "the authorization response was refused")
         })
-        const response = yield* call(
-          "Token",
-          "token request",
-          () =>
-            oauth.authorizationCodeGrantRequest(
+        const dpop = yield* dpopFor(as)
+        const tokens = yield* tokenCall("token request", dpop, async () =>
+          oauth.processAuthorizationCodeResponse(
+            as,
+            asClient(client),
+            await oauth.authorizationCodeGrantRequest(
               as,
               asClient(client),
               clientAuth(as, client, undefined),
               params,
               interaction.redirectUri,
               verifier,
-              { ...opts(as.token_endpoint), additionalParameters: { resource: target.resource } }
+              { ...tokenOpts(as, dpop), additionalParameters: { resource: target.resource } }
             )
-        )
-        const tokens = yield* call(
-          "Token",
-          "token response",
-          () => oauth.processAuthorizationCodeResponse(as, asClient(client), response)
-        )
+          ))
         return { client, tokens }
       })
 
@@ -359,23 +365,63 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
         const as = target.as
         const parameters: Record<string, string> = { resource: target.resource }
         if (scopes.length > 0) parameters.scope = scopes.join(" ")
-        const response = yield* call(
-          "Token",
-          "client credentials token request",
-          () =>
-            oauth.clientCredentialsGrantRequest(
+        const dpop = yield* dpopFor(as)
+        const tokens = yield* tokenCall("client credentials token request", dpop, async () =>
+          oauth.processClientCredentialsResponse(
+            as,
+            asClient(client),
+            await oauth.clientCredentialsGrantRequest(
               as,
               asClient(client),
               clientAuth(as, client, options.privateKey),
               parameters,
-              opts(as.token_endpoint)
+              tokenOpts(as, dpop)
             )
-        )
-        const tokens = yield* call(
-          "Token",
-          "token response",
-          () => oauth.processClientCredentialsResponse(as, asClient(client), response)
-        )
+          ))
+        return { client, tokens }
+      })
+
+    /**
+     * The JWT bearer grant (RFC 7523 §2.1) with the application's assertion: a workload identity
+     * token (MCP extension io.modelcontextprotocol/auth/wif, SEP-1933) or an ID-JAG (MCP extension
+     * io.modelcontextprotocol/enterprise-managed-authorization, SEP-990). A refusal is final: the
+     * same assertion is not sent again and no other grant is tried.
+     */
+    const jwtBearer = (target: Target, scopes: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const client = options.client
+        if (client === undefined) {
+          return yield* new OAuthError({ reason: "Registration", message: "the jwt_bearer grant needs a client" })
+        }
+        const source = options.assertion
+        if (source === undefined) {
+          return yield* new OAuthError({ reason: "Token", message: "the jwt_bearer grant needs an assertion" })
+        }
+        const as = target.as
+        if (as.token_endpoint === undefined) {
+          return yield* new OAuthError({ reason: "Discovery", message: `${as.issuer} has no token_endpoint` })
+        }
+        const assertion = yield* source({
+          issuer: as.issuer,
+          tokenEndpoint: as.token_endpoint,
+          resource: target.resource
+        })
+        const parameters: Record<string, string> = { assertion, resource: target.resource }
+        if (scopes.length > 0) parameters.scope = scopes.join(" ")
+        const dpop = yield* dpopFor(as)
+        const tokens = yield* tokenCall("jwt-bearer token request", dpop, async () =>
+          oauth.processGenericTokenEndpointResponse(
+            as,
+            asClient(client),
+            await oauth.genericTokenEndpointRequest(
+              as,
+              asClient(client),
+              clientAuth(as, client, options.privateKey),
+              JWT_BEARER,
+              parameters,
+              tokenOpts(as, dpop)
+            )
+          ))
         return { client, tokens }
       })
 
@@ -388,23 +434,22 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
           return Option.none<Tokens>()
         }
         const as = target.as
-        const response = yield* call(
-          "Token",
-          "refresh",
-          () =>
-            oauth.refreshTokenGrantRequest(
+        const dpop = yield* dpopFor(as)
+        // A DPoP-bound refresh token of a public client is bound to the key (RFC 9449 §5): a
+        // provider that lost its key (a new process) cannot use it.
+        if (stored.tokens?.tokenType === "dpop" && dpop === undefined) return Option.none<Tokens>()
+        const result = yield* tokenCall("refresh", dpop, async () =>
+          oauth.processRefreshTokenResponse(
+            as,
+            asClient(client),
+            await oauth.refreshTokenGrantRequest(
               as,
               asClient(client),
               clientAuth(as, client, options.privateKey),
               refreshToken,
-              { ...opts(as.token_endpoint), additionalParameters: { resource: target.resource } }
+              { ...tokenOpts(as, dpop), additionalParameters: { resource: target.resource } }
             )
-        )
-        const result = yield* call(
-          "Token",
-          "refresh",
-          () => oauth.processRefreshTokenResponse(as, asClient(client), response)
-        )
+          ))
         const tokens = toTokens(yield* Clock.currentTimeMillis, result, stored.tokens)
         yield* save(key, { ...stored, tokens })
         return Option.some(tokens)
@@ -416,21 +461,42 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
 
     const header = (t: Tokens): string => `${t.tokenType.toLowerCase() === "dpop" ? "DPoP" : "Bearer"} ${t.accessToken}`
 
-    const authorization = (url: string): Effect.Effect<string | undefined> =>
+    /** The stored tokens for `url`, refreshed first when they expire (`undefined`: none). */
+    const currentTokens = (url: string): Effect.Effect<Tokens | undefined> =>
       Effect.gen(function*() {
         const stored = Option.getOrUndefined(yield* load(url))
         const tokens = stored?.tokens
         if (stored === undefined || tokens === undefined) return undefined
         const now = yield* Clock.currentTimeMillis
-        if (tokens.expiresAt === undefined || tokens.expiresAt - EXPIRY_SKEW_MS > now) return header(tokens)
+        if (tokens.expiresAt === undefined || tokens.expiresAt - EXPIRY_SKEW_MS > now) return tokens
         const target = Option.getOrUndefined(HashMap.get(yield* Ref.get(targets), new URL(url).href))
-        if (target === undefined) return header(tokens)
+        if (target === undefined) return tokens
         const refreshed = yield* lock.withPermits(1)(refresh(url, target, stored))
-        return Option.match(refreshed, { onNone: () => header(tokens), onSome: header })
+        return Option.getOrElse(refreshed, () => tokens)
       }).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+
+    /**
+     * `Authorization` and, for a DPoP-bound token, a fresh `DPoP` proof for this request (RFC 9449
+     * §7.1). A DPoP-bound token without this provider's key (stored by another process) is not
+     * sent: the server's challenge then starts a new authorization.
+     */
+    const headers = (url: string, method: string): Effect.Effect<Readonly<Record<string, string>>> =>
+      Effect.gen(function*() {
+        const tokens = yield* currentTokens(url)
+        if (tokens === undefined) return {}
+        if (tokens.tokenType.toLowerCase() !== "dpop") return { authorization: header(tokens) }
+        const dpop = dpopState
+        if (dpop === undefined) return {}
+        return { authorization: header(tokens), dpop: yield* dpop.proof(method, url, tokens.accessToken) }
+      })
 
     const onChallenge = (url: string, challenge: Challenge): Effect.Effect<void, OAuthError> =>
       lock.withPermits(1)(Effect.gen(function*() {
+        // RFC 9449 §9: the MCP server wants its nonce in the proof; the request is sent again.
+        if (challenge.error === "use_dpop_nonce" && challenge.nonce !== undefined && dpopState !== undefined) {
+          dpopState.setNonce(url, challenge.nonce)
+          return
+        }
         const storedBefore = Option.getOrUndefined(yield* load(url))
         const current = storedBefore?.tokens === undefined ? undefined : header(storedBefore.tokens)
         // Another request already obtained a new token while this one waited: just retry.
@@ -456,6 +522,8 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
         const scopes = selectScopes(target, challenge, stored?.scopes ?? [])
         const outcome = grant === "client_credentials"
           ? yield* clientCredentials(target, scopes)
+          : grant === "jwt_bearer"
+          ? yield* jwtBearer(target, scopes)
           : yield* authorizationCode(target, stored, scopes)
         const now = yield* Clock.currentTimeMillis
         yield* save(url, {
@@ -466,5 +534,5 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
         })
       }))
 
-    return { authorization, onChallenge, maxAttempts }
+    return { headers, onChallenge, maxAttempts }
   })

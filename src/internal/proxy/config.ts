@@ -16,7 +16,8 @@ import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpClient from "../../McpClient.js"
 import type * as McpServer from "../../McpServer.js"
-import type { TransportError } from "../../Transport.js"
+import type * as OAuth from "../../OAuth.js"
+import * as Transport from "../../Transport.js"
 import { ConfigError, type ProxyError } from "./error.js"
 import { make, type Options } from "./make.js"
 import type { Connector, InputOptions } from "./reconnect.js"
@@ -66,11 +67,21 @@ const isHttpUrl = (u: string): boolean => {
   }
 }
 
+/** The `oauth` block of an HTTP server (documented on `McpProxy.HttpServer`). */
+export const OAuthSettings = Schema.Struct({
+  clientId: Schema.optional(Schema.String),
+  clientSecret: Schema.optional(Schema.String),
+  grant: Schema.optional(Schema.Literal("authorization_code", "client_credentials")),
+  scopes: Schema.optional(Schema.Array(Schema.String)),
+  tokenStore: Schema.optional(Schema.String)
+})
+
 /** A server reached over Streamable HTTP. */
 export const HttpServer = Schema.Struct({
   type: Schema.optional(Schema.Literal("http", "streamable-http", "streamableHttp")),
   url: Schema.String.pipe(Schema.filter(isHttpUrl, { message: () => "expected an http: or https: URL" })),
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  oauth: Schema.optional(OAuthSettings),
   ...common
 })
 
@@ -202,7 +213,36 @@ export const retrySchedule = (retry: typeof Retry.Type | undefined): Schedule.Sc
 export interface FromConfigOptions extends Options {
   readonly client?: Omit<McpClient.Options, keyof InputOptions> | undefined
   readonly stderr?: "inherit" | ((prefix: string, line: string) => Effect.Effect<void>) | undefined
+  readonly oauth?:
+    | ((
+      name: string,
+      url: string,
+      settings: typeof OAuthSettings.Type
+    ) => Effect.Effect<OAuth.Provider, OAuth.OAuthError, Scope.Scope>)
+    | undefined
 }
+
+/**
+ * The default `oauth` of `fromConfig`: `OAuth.make` with the block's client, grant and scopes
+ * over a token store in memory for this connection, and no interaction (so only machine grants,
+ * or a server that needs no user, succeed).
+ */
+const defaultOAuth = (settings: typeof OAuthSettings.Type): Effect.Effect<OAuth.Provider> =>
+  Effect.gen(function*() {
+    const OAuthModule = yield* Effect.promise(() => import("../../OAuth.js"))
+    const store = yield* OAuthModule.memoryStore
+    const clientId = settings.clientId
+    return yield* OAuthModule.make({
+      ...(settings.grant === undefined ? {} : { grant: settings.grant }),
+      ...(settings.scopes === undefined ? {} : { scopes: settings.scopes }),
+      ...(clientId === undefined ? {} : {
+        client: {
+          clientId,
+          ...(settings.clientSecret === undefined ? {} : { clientSecret: settings.clientSecret })
+        }
+      })
+    }).pipe(Effect.provideService(OAuthModule.TokenStore, store))
+  })
 
 const connectStdio =
   (entry: typeof StdioServer.Type, prefix: string, options: FromConfigOptions) =>
@@ -221,11 +261,27 @@ const connectStdio =
     })
 
 const connectHttp =
-  (entry: typeof HttpServer.Type, options: FromConfigOptions) =>
+  (name: string, entry: typeof HttpServer.Type, options: FromConfigOptions) =>
   (input: InputOptions): Effect.Effect<McpClient.McpClient, McpClient.CallError, Scope.Scope> =>
     Effect.gen(function*() {
       const StreamableHttp = yield* Effect.promise(() => import("../../transport/StreamableHttp.js"))
-      const transport = yield* StreamableHttp.client({ url: entry.url, headers: entry.headers })
+      const settings = entry.oauth
+      const auth = settings === undefined ? undefined : yield* (options.oauth === undefined
+        ? defaultOAuth(settings)
+        : options.oauth(name, entry.url, settings)).pipe(
+          Effect.mapError((cause) =>
+            new Transport.TransportError({
+              reason: "Unauthorized",
+              message: `OAuth for ${entry.url} could not start: ${cause.message}`,
+              cause
+            })
+          )
+        )
+      const transport = yield* StreamableHttp.client({
+        url: entry.url,
+        headers: entry.headers,
+        ...(auth === undefined ? {} : { auth })
+      })
       return yield* clientOver(transport, input, options)
     })
 
@@ -234,7 +290,7 @@ const clientOver = (
   transport: import("../../Transport.js").ClientTransport,
   input: InputOptions,
   options: FromConfigOptions
-): Effect.Effect<McpClient.McpClient, McpClient.CallError | TransportError> =>
+): Effect.Effect<McpClient.McpClient, McpClient.CallError | Transport.TransportError> =>
   McpClient.connect(transport, { relisten: Schedule.stop, ...options.client, ...input })
 
 /** The enabled entries as connectors, in the file's order. */
@@ -248,7 +304,7 @@ export const connectors = (config: Config, options: FromConfigOptions = {}): Rea
       exclude: entry.exclude,
       rename: entry.rename,
       retry: retrySchedule(entry.retry),
-      connect: "command" in entry ? connectStdio(entry, prefix, options) : connectHttp(entry, options)
+      connect: "command" in entry ? connectStdio(entry, prefix, options) : connectHttp(name, entry, options)
     }]
   })
 
@@ -263,6 +319,6 @@ export const fromConfig = (
   config: Config,
   options: FromConfigOptions = {}
 ): Effect.Effect<McpServer.McpServer, ProxyError, Scope.Scope> => {
-  const { client: _client, stderr: _stderr, ...proxyOptions } = options
+  const { client: _client, oauth: _oauth, stderr: _stderr, ...proxyOptions } = options
   return make(connectors(config, options), { pingInterval: DEFAULT_PING_INTERVAL, ...proxyOptions })
 }

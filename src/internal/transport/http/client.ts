@@ -19,50 +19,19 @@ import { type ClientTransport, type RequestOptions, TransportError } from "../..
 import type { ClientOptions } from "../../../transport/StreamableHttp.js"
 import { withTimeout } from "../../client/deadline.js"
 import type * as Telemetry from "../../telemetry.js"
+import { withAuthorization } from "./client/auth.js"
 import { notify, observe, send } from "./client/post.js"
 import { cancelLegacy, close, recover } from "./client/session.js"
 import { sessionNotifications, standing } from "./client/standalone.js"
 import { type Client, closedError, http404, make as makeState } from "./client/state.js"
 
-/**
- * A request under `ClientOptions.auth`: a Bearer challenge runs the provider's `onChallenge` and
- * the request is sent again, at most `maxAttempts` times (MCP 2025-11-25, Authorization ›
- * Scope Challenge Handling: a client that keeps being refused stops instead of looping).
- */
+/** A request under `ClientOptions.auth` (see `client/auth`). */
 const authorized = (
   client: Client,
   message: JsonRpc.Request,
   requestOptions?: RequestOptions
-): Effect.Effect<JsonRpc.Response, TransportError> => {
-  const auth = client.options.auth
-  if (auth === undefined) return exchange(client, message, requestOptions)
-  const attempt = (n: number): Effect.Effect<JsonRpc.Response, TransportError> =>
-    Effect.gen(function*() {
-      const sent = yield* auth.authorization(client.url)
-      return yield* exchange(client, message, requestOptions).pipe(
-        Effect.catchIf(
-          (e) => e.reason === "Unauthorized" && e.challenge !== undefined,
-          (e) => {
-            const challenge = e.challenge
-            if (challenge === undefined || n >= auth.maxAttempts) return Effect.fail(e)
-            return auth.onChallenge(client.url, { ...challenge, status: e.status ?? 401, sent }).pipe(
-              Effect.mapError((cause) =>
-                new TransportError({
-                  reason: "Unauthorized",
-                  message: `authorization for ${message.method} failed: ${cause.message}`,
-                  cause,
-                  ...(e.status === undefined ? {} : { status: e.status }),
-                  challenge
-                })
-              ),
-              Effect.zipRight(attempt(n + 1))
-            )
-          }
-        )
-      )
-    })
-  return attempt(0)
-}
+): Effect.Effect<JsonRpc.Response, TransportError> =>
+  withAuthorization(client, message.method, "POST", exchange(client, message, requestOptions))
 
 /** A request, resent once after re-initializing when the legacy session was gone. */
 const exchange = (

@@ -31,7 +31,7 @@ export type Outcome =
   | { readonly _tag: "Response"; readonly response: JsonRpc.Response; readonly sessionId: string | undefined }
   | { readonly _tag: "SessionGone" }
 
-/** The auth-params of a `WWW-Authenticate: Bearer k="v", …` challenge (RFC 6750 §3). */
+/** The auth-params of a `WWW-Authenticate: Bearer k="v", …` (or `DPoP`) challenge (RFC 6750 §3). */
 const bearerParams = (header: string): Readonly<Record<string, string | undefined>> => {
   const out: Record<string, string> = {}
   for (const m of header.matchAll(/([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
@@ -89,17 +89,31 @@ const readSse = (
       }))
     )
 
-/** `TransportError` `"Unauthorized"` for a `WWW-Authenticate: Bearer` challenge. */
-const unauthorized = (status: number, method: string, authenticate: string): TransportError => {
+/**
+ * `TransportError` `"Unauthorized"` for a `401`/`403` with a `WWW-Authenticate` challenge of the
+ * `Bearer` (RFC 6750 §3) or `DPoP` (RFC 9449 §7.1) scheme, with the response's `DPoP-Nonce`
+ * (RFC 9449 §9); `undefined` for any other answer.
+ */
+export const challengeOf = (
+  status: number,
+  headers: Readonly<Record<string, string | undefined>>,
+  what: string
+): TransportError | undefined => {
+  const authenticate = headers["www-authenticate"]
+  if ((status !== 401 && status !== 403) || authenticate === undefined || !/^\s*(Bearer|DPoP)\b/i.test(authenticate)) {
+    return undefined
+  }
   const params = bearerParams(authenticate)
+  const nonce = headers["dpop-nonce"]
   return new TransportError({
     reason: "Unauthorized",
     status,
-    message: `HTTP ${status} for ${method}: ${params.error ?? "a bearer token is required"}`,
+    message: `HTTP ${status} for ${what}: ${params.error ?? "an access token is required"}`,
     challenge: {
       resourceMetadata: params.resource_metadata,
       scopes: params.scope === undefined ? [] : params.scope.split(" ").filter((s) => s.length > 0),
-      error: params.error
+      error: params.error,
+      ...(nonce === undefined ? {} : { nonce })
     }
   })
 }
@@ -135,10 +149,8 @@ export const send = (
         ))
     )
     const text = Option.getOrElse(Http.decodeUtf8(bytes), () => "")
-    const authenticate = response.headers["www-authenticate"]
-    if ((status === 401 || status === 403) && authenticate !== undefined && /^\s*Bearer\b/i.test(authenticate)) {
-      return yield* unauthorized(status, message.method, authenticate)
-    }
+    const refused = challengeOf(status, response.headers, message.method)
+    if (refused !== undefined) return yield* refused
     const parsed = text.trim() === "" ? undefined : JsonRpc.parse(text)
     const reply = parsed?._tag === "Response" ? parsed.message : undefined
     const ownError = reply !== undefined && JsonRpc.isErrorResponse(reply) && reply.id === message.id

@@ -55,7 +55,7 @@ export const close = (client: Client): Effect.Effect<void> =>
   Effect.gen(function*() {
     const st = yield* Ref.getAndUpdate(client.state, (s) => ({ ...s, closed: true }))
     if (st.closed || st.sessionId === undefined) return
-    const headers: Record<string, string> = { ...(yield* userHeaders(client)), ...sessionHeaders(st) }
+    const headers: Record<string, string> = { ...(yield* userHeaders(client, "DELETE")), ...sessionHeaders(st) }
     yield* client.http.execute(HttpClientRequest.del(client.url).pipe(HttpClientRequest.setHeaders(headers))).pipe(
       Effect.flatMap((response) => drain(client, response)),
       Effect.timeout(client.closeTimeout),

@@ -2,7 +2,8 @@
  * The legacy standalone GET stream (MCP 2025-11-25, Transports › Streamable HTTP › Listening for
  * Messages from the Server) behind `sessionNotifications`: one GET serves every subscriber, as
  * each message goes to one stream only; it is closed when the last subscriber leaves. A `404` for
- * the session re-initializes first. There is no reconnection or `Last-Event-ID` resumption.
+ * the session re-initializes first; a `401`/`403` challenge runs `ClientOptions.auth` as for a
+ * POST (MCP 2025-11-25, Authorization). There is no reconnection or `Last-Event-ID` resumption.
  * A client that declares elicitation, sampling or roots keeps one subscription open from
  * `notifications/initialized` on (`standing`).
  *
@@ -21,7 +22,9 @@ import * as Take from "effect/Take"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import { type ClientTransport, TransportError } from "../../../../Transport.js"
 import * as Http from "../wire.js"
+import { withAuthorization } from "./auth.js"
 import { sessionHeaders } from "./headers.js"
+import { challengeOf } from "./post.js"
 import { answerServer, serverCancelled } from "./serverRequests.js"
 import { recover } from "./session.js"
 import { sseEvents } from "./sse.js"
@@ -40,7 +43,11 @@ const openHub = (client: Client): Effect.Effect<Hub, TransportError> =>
     const scope = yield* Scope.make()
     const response = yield* client.http.execute(
       HttpClientRequest.get(client.url).pipe(
-        HttpClientRequest.setHeaders({ ...(yield* userHeaders(client)), ...sessionHeaders(st), accept: Http.SSE_TYPE })
+        HttpClientRequest.setHeaders({
+          ...(yield* userHeaders(client, "GET")),
+          ...sessionHeaders(st),
+          accept: Http.SSE_TYPE
+        })
       )
     ).pipe(
       Effect.mapError(transportError(client, "GET")),
@@ -50,6 +57,8 @@ const openHub = (client: Client): Effect.Effect<Hub, TransportError> =>
     if (!ok || Http.mediaTypeOf(response.headers["content-type"]) !== Http.SSE_TYPE) {
       yield* drain(client, response)
       yield* Scope.close(scope, Exit.void)
+      const refused = challengeOf(response.status, response.headers, "the standalone GET")
+      if (refused !== undefined) return yield* refused
       return yield* new TransportError({
         reason: ok ? "Protocol" : "Http",
         status: response.status,
@@ -67,14 +76,18 @@ const openHub = (client: Client): Effect.Effect<Hub, TransportError> =>
     }
   })
 
-/** The GET stream; a 404 for our session (it expired, the server restarted) re-initializes first. */
+/**
+ * The GET stream; a 404 for our session (it expired, the server restarted) re-initializes first;
+ * a `401`/`403` challenge starts authorization as a POST's does (`client/auth`).
+ */
 const openHubRecovering = (client: Client): Effect.Effect<Hub, TransportError> =>
   Effect.gen(function*() {
     const stale = (yield* Ref.get(client.state)).sessionId
-    return yield* openHub(client).pipe(
+    const open = withAuthorization(client, "the standalone GET", "GET", openHub(client))
+    return yield* open.pipe(
       Effect.catchIf(
         (e) => e.status === 404 && stale !== undefined,
-        () => Effect.zipRight(recover(client, stale ?? ""), openHub(client))
+        () => Effect.zipRight(recover(client, stale ?? ""), open)
       )
     )
   })

@@ -120,14 +120,16 @@ export const http404 = (message: string): TransportError => new TransportError({
 export const transportError = (client: Client, what: string) => (cause: { readonly message: string }) =>
   new TransportError({ reason: "Http", message: `${what} ${client.url} failed: ${cause.message}`, cause })
 
-/** `ClientOptions.headers`, evaluated for one request, then `ClientOptions.auth`'s `Authorization`. */
-export const userHeaders = (client: Client): Effect.Effect<Readonly<Record<string, string>>> =>
+/**
+ * `ClientOptions.headers`, evaluated for one request with HTTP `method`, then
+ * `ClientOptions.auth`'s `Authorization` (and `DPoP` proof).
+ */
+export const userHeaders = (client: Client, method: string): Effect.Effect<Readonly<Record<string, string>>> =>
   Effect.gen(function*() {
     const h = client.options.headers
     const base = h === undefined ? {} : Effect.isEffect(h) ? yield* h : h
     const auth = client.options.auth
-    const authorization = auth === undefined ? undefined : yield* auth.authorization(client.url)
-    return authorization === undefined ? base : { ...base, authorization }
+    return auth === undefined ? base : { ...base, ...(yield* auth.headers(client.url, method)) }
   })
 
 /** POSTs one message with the user's headers, then `extra`, then `Accept`. */
@@ -138,7 +140,7 @@ export const post = (
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, TransportError> =>
   Effect.gen(function*() {
     const request = HttpClientRequest.post(client.url).pipe(
-      HttpClientRequest.setHeaders({ ...(yield* userHeaders(client)), ...extra, accept: ACCEPT }),
+      HttpClientRequest.setHeaders({ ...(yield* userHeaders(client, "POST")), ...extra, accept: ACCEPT }),
       HttpClientRequest.bodyText(JsonRpc.encode(message), Http.JSON_TYPE)
     )
     return yield* Effect.mapError(client.http.execute(request), transportError(client, "POST"))
