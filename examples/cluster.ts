@@ -42,9 +42,21 @@ const { values } = parseArgs({
     "state-keys": { type: "string" },
     prefix: { type: "string" },
     port: { type: "string" },
-    host: { type: "string" }
+    host: { type: "string" },
+    help: { type: "boolean", short: "h" }
   }
 })
+
+if (values.help === true) {
+  console.log(
+    "usage: npx tsx examples/cluster.ts [--redis URL] [--state-keys k1,k2] [--prefix P] [--port N] [--host H]\n" +
+      "  --redis       Redis URL (or REDIS_URL; default redis://127.0.0.1:6379)\n" +
+      "  --state-keys  requestState signing keys, the same on every instance (or STATE_KEYS)\n" +
+      "  --prefix      Redis key and channel prefix (default presa-library)\n" +
+      "  --port/--host where to listen (or PORT/HOST; default 3000, 127.0.0.1)"
+  )
+  process.exit(0)
+}
 
 const redisUrl = values.redis ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const stateKeys = (values["state-keys"] ?? process.env.STATE_KEYS ?? "").split(",").filter((k) => k.length > 0)

@@ -495,8 +495,23 @@ const registered = (
  *
  * @example
  * ```ts
+ * import * as Context from "effect/Context"
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as Schema from "effect/Schema"
+ * import { McpServer, Resource, Tool } from "presa-mcp"
+ *
+ * class Greeter extends Context.Tag("app/Greeter")<Greeter, { readonly greet: (name: string) => string }>() {}
+ * const greet = Tool.make({
+ *   name: "greet",
+ *   parameters: Schema.Struct({ name: Schema.String }),
+ *   handler: ({ name }) => Effect.map(Greeter, (g) => g.greet(name))
+ * })
+ * const readme = Resource.make({ uri: "app://readme", name: "readme", handler: () => "hi" })
+ *
+ * // Layer<McpServer.McpServer, DefinitionError>: the app, with Greeter provided
  * const App = Layer.mergeAll(McpServer.tool(greet), McpServer.resource(readme)).pipe(
- *   Layer.provide(Greeter.layer),
+ *   Layer.provide(Layer.succeed(Greeter, { greet: (name) => `Hello, ${name}!` })),
  *   Layer.provideMerge(McpServer.layer({ name: "app", version: "1.0.0" }))
  * )
  * ```

@@ -200,12 +200,15 @@ export const fromJsonSchema = <R = never>(tool: JsonTool<R>): JsonTool<Exclude<R
  */
 export const make: {
   <O = never, OI = never, R = never>(
-    tool: TypedTool<NoArguments, NoArguments, O, OI, R> & { readonly parameters?: undefined }
+    tool: TypedTool<NoArguments, NoArguments, O, OI, R> & { readonly parameters?: undefined } & NotJsonSchema
   ): JsonTool<Exclude<R, RequestContext>>
   <A, I, O = never, OI = never, R = never>(
-    tool: TypedTool<A, I, O, OI, R> & { readonly parameters: Schema.Schema<A, I> }
+    tool: TypedTool<A, I, O, OI, R> & { readonly parameters: Schema.Schema<A, I> } & NotJsonSchema
   ): JsonTool<Exclude<R, RequestContext>>
 } = <A, I, O, OI, R>(tool: TypedTool<A, I, O, OI, R>): JsonTool<Exclude<R, RequestContext>> => {
+  // Untyped callers of the 0.1 API (`make({ inputSchema, handler })`): serve it as the raw JSON
+  // Schema tool it is instead of dropping the schema.
+  if (tool.parameters === undefined && isJsonTool(tool)) return fromJsonSchema(tool)
   const { handler, parameters, success, ...common } = tool
   const decode = parameters === undefined ? undefined : S.decodeUnknown(parameters)
   const encode = success === undefined ? undefined : S.encode(success)
@@ -243,6 +246,20 @@ export const make: {
 }
 
 const NO_ARGUMENTS: NoArguments = {}
+
+/**
+ * What `make` says to a raw JSON Schema: the compiler's error names the constructor to use.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface NotJsonSchema {
+  readonly inputSchema?:
+    "Tool.make takes `parameters` (an Effect Schema): a raw JSON Schema goes through Tool.fromJsonSchema"
+}
+
+const isJsonTool = (tool: object): tool is JsonTool<never> =>
+  "inputSchema" in tool && typeof tool.inputSchema === "object" && tool.inputSchema !== null
 
 /**
  * The arguments of a {@link make} tool without `parameters`: none.

@@ -612,6 +612,27 @@ describe("presa-mcp proxy CONFIG (an mcpServers file)", () => {
 })
 
 describe("presa-mcp value parsing and progress line", () => {
+  it(
+    "login against a server that asks for no authorization says so and stores nothing",
+    { timeout: TEST_MS },
+    async () => {
+      const dir = Fs.mkdtempSync(Path.join(Fs.realpathSync(process.env.TMPDIR ?? "/tmp"), "presa-cli-login-"))
+      try {
+        const store = Path.join(dir, "tokens.json")
+        const login = await cli("login", url, "--oauth-store", store)
+        assert.strictEqual(login.code, 0, login.stderr)
+        assert.include(login.stdout, "connected: presa-library")
+        assert.include(login.stdout, "the server asked for no authorization, no tokens stored")
+        assert.isFalse(Fs.existsSync(store))
+        const stdio = await cli("login", "--oauth-store", store, "--", "node", "-e", "0")
+        assert.strictEqual(stdio.code, 3)
+        assert.include(stdio.stderr, "login apply to a URL target only")
+      } finally {
+        Fs.rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  )
+
   it("--oauth target rules: settings reach the HTTP target; misuse is a usage error", () => {
     const base: Target.TargetOptions = {
       url: Option.some("https://mcp.example.com/mcp"),

@@ -696,6 +696,21 @@ describe("Tool.make (Effect Schema parameters)", () => {
       expect(seen).toEqual([{}])
     }))
 
+  it.effect("an untyped 0.1-style make({ inputSchema }) is served as the JSON Schema tool it is, not emptied", () =>
+    Effect.gen(function*() {
+      // What plain JavaScript (no type check) passes: the 0.1 record.
+      const untyped: Parameters<typeof Tool.fromJsonSchema>[0] = {
+        name: "greet",
+        inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        handler: (args) => `Hello, ${String(args.name)}!`
+      }
+      const makeUntyped: (tool: unknown) => Tool.Tool = Tool.make as (tool: unknown) => Tool.Tool
+      const conn = yield* modern(yield* build([makeUntyped(untyped)]))
+      const tool = asArray(resultOf(yield* conn.call("tools/list")).tools)[0]
+      expect(get(tool, "inputSchema")).toEqual(untyped.inputSchema)
+      assert.strictEqual(textAt(yield* call(conn, "greet", { name: "Ada" })), "Hello, Ada!")
+    }))
+
   it("the handler's arguments are typed from parameters (no cast; the README's first tool)", () => {
     const add = Tool.make({
       name: "add",

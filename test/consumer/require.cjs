@@ -21,7 +21,7 @@ const Effect = require("effect/Effect")
 const Stdio = require("presa-mcp/transport/Stdio")
 const { InProcess, McpClient, McpServer, Tool } = presa
 
-const echo = Tool.make({ name: "echo", handler: (args) => Effect.succeed(String(args.text)) })
+const echo = Tool.fromJsonSchema({ name: "echo", handler: (args) => Effect.succeed(String(args.text)) })
 const program = Effect.gen(function*() {
   const server = yield* McpServer.make({ name: "cjs", version: "1.0.0", tools: [echo] })
   const client = yield* McpClient.connect(yield* InProcess.client(server))

@@ -2,16 +2,14 @@
 // (no loader); the package resolves through its `exports` map to dist/.
 import { NodeRuntime } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { McpServer, Tool } from "presa-mcp"
 import * as Stdio from "presa-mcp/transport/Stdio"
 
 const add = Tool.make({
   name: "add",
-  inputSchema: {
-    type: "object",
-    properties: { numbers: { type: "array", items: { type: "number" } } },
-    required: ["numbers"]
-  },
+  parameters: Schema.Struct({ numbers: Schema.Array(Schema.Number) }),
+  success: Schema.Struct({ sum: Schema.Number }),
   handler: ({ numbers }) => Effect.succeed({ sum: numbers.reduce((a, n) => a + n, 0) })
 })
 

@@ -168,6 +168,8 @@ const failureText = (e: Failure): string => {
 /** What a command's body gets: the connected client, the I/O, and the progress hook for its calls. */
 interface Session {
   readonly client: McpClient.McpClient
+  /** With `--oauth`: does the provider hold tokens for the server now? */
+  readonly hasTokens: Effect.Effect<boolean>
   readonly io: Io
   readonly callOptions: McpClient.CallOptions
 }
@@ -191,12 +193,17 @@ const session = (
     const outcome = yield* Effect.scoped(Effect.gen(function*() {
       const target = yield* Target.resolve(common, split)
       const onElicit = yield* Interaction.elicitHandler(io, io.stdinIsTTY && io.stderrIsTTY)
-      const client = yield* Target.connect(target, common, { onElicit }, (line) => io.err(`presa-mcp: ${line}`))
+      const { client, hasTokens } = yield* Target.connect(
+        target,
+        common,
+        { onElicit },
+        (line) => io.err(`presa-mcp: ${line}`)
+      )
       const progress = yield* Interaction.progressDisplay(io)
       const callOptions: McpClient.CallOptions = progress.onProgress === undefined
         ? {}
         : { onProgress: progress.onProgress }
-      return yield* body({ client, io, callOptions }).pipe(Effect.ensuring(progress.clear))
+      return yield* body({ client, hasTokens, io, callOptions }).pipe(Effect.ensuring(progress.clear))
     })).pipe(Effect.either)
     if (Either.isRight(outcome)) {
       const { code, json, text } = outcome.right
@@ -514,15 +521,18 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
     "login",
     targetOptions,
     (o) =>
-      run({ ...o, oauth: true }, ({ client }) =>
-        Effect.succeed(ok(
-          { authorized: true, ...(client.info.serverInfo === undefined ? {} : { server: client.info.serverInfo }) },
-          `authorized${
-            client.info.serverInfo === undefined
-              ? ""
-              : `: ${client.info.serverInfo.name} ${client.info.serverInfo.version}`
-          } (tokens stored in the token file)`
-        )))
+      run({ ...o, oauth: true }, ({ client, hasTokens }) =>
+        Effect.map(hasTokens, (authorized) => {
+          const server = client.info.serverInfo === undefined
+            ? ""
+            : `: ${client.info.serverInfo.name} ${client.info.serverInfo.version}`
+          return ok(
+            { authorized, ...(client.info.serverInfo === undefined ? {} : { server: client.info.serverInfo }) },
+            authorized
+              ? `authorized${server} (tokens stored in the token file)`
+              : `connected${server}: the server asked for no authorization, no tokens stored`
+          )
+        }))
   ).pipe(
     Command.withDescription(
       "Authorizes with OAuth (as --oauth does) and stores the tokens in the token file, so that later commands " +

@@ -150,7 +150,11 @@ export const resolve = (options: TargetOptions, split: Split): Either.Either<Tar
       )
     }
     if (options.header.length > 0 || Option.isSome(options.bearer) || options.oauth) {
-      return yield* Either.left(usage("--header, --bearer and --oauth apply to a URL target only"))
+      return yield* Either.left(
+        usage(
+          "--header, --bearer, --oauth and login apply to a URL target only (an HTTP server), not to a command after --"
+        )
+      )
     }
     return { _tag: "Stdio", command, args } as const
   })
@@ -170,7 +174,7 @@ export const connect = (
   handlers: McpClient.InputHandlers,
   show: (line: string) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<
-  McpClient.McpClient,
+  Connected,
   McpClient.CallError | UsageError | OAuth.OAuthError,
   Scope.Scope | FileSystem.FileSystem
 > =>
@@ -178,11 +182,14 @@ export const connect = (
     const timeout = Option.isSome(options.timeout)
       ? yield* Either.mapLeft(Values.duration(options.timeout.value), usage)
       : Duration.seconds(60)
+    const auth = target._tag === "Http" && target.oauth !== undefined
+      ? yield* OAuthCli.provider(target.oauth, show)
+      : undefined
     const transport = target._tag === "Http"
       ? yield* StreamableHttp.client({
         url: target.url,
         headers: target.headers,
-        ...(target.oauth === undefined ? {} : { auth: yield* OAuthCli.provider(target.oauth, show) })
+        ...(auth === undefined ? {} : { auth })
       })
       : yield* Stdio.spawn({ command: target.command, args: target.args })
     const client = yield* McpClient.connect(transport, {
@@ -193,5 +200,19 @@ export const connect = (
       requestTimeout: timeout
     })
     yield* Effect.addFinalizer(() => client.close)
-    return client
+    const hasTokens = auth === undefined || target._tag !== "Http"
+      ? Effect.succeed(false)
+      : Effect.map(auth.headers(target.url, "POST"), (headers) => headers.authorization !== undefined)
+    return { client, hasTokens }
   })
+
+/**
+ * A connected client, and whether the OAuth provider (with `--oauth`) now holds tokens for the
+ * server (what `login` reports).
+ *
+ * @internal
+ */
+export interface Connected {
+  readonly client: McpClient.McpClient
+  readonly hasTokens: Effect.Effect<boolean>
+}
