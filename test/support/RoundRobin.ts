@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
+import { listenLoopback } from "./Listen.js"
 
 export interface Landing {
   readonly upstream: number
@@ -79,18 +80,6 @@ export const make = (ports: ReadonlyArray<number>): Effect.Effect<RoundRobin, ne
       sockets.add(s)
       s.on("close", () => sockets.delete(s))
     })
-    const port = yield* Effect.acquireRelease(
-      Effect.async<number>((resume) => {
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.address()
-          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-        })
-      }),
-      () =>
-        Effect.async<void>((resume) => {
-          for (const s of sockets) s.destroy()
-          server.close(() => resume(Effect.void))
-        })
-    )
+    const port = yield* listenLoopback(server, sockets)
     return { url: `http://127.0.0.1:${port}/mcp`, log, nextUpstream: () => next % ports.length }
   })

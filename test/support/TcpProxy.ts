@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Net from "node:net"
+import { listenLoopback } from "./Listen.js"
 
 export interface TcpProxy {
   /** The proxy's port on 127.0.0.1. */
@@ -34,19 +35,7 @@ export const make = (targetPort: number): Effect.Effect<TcpProxy, never, Scope.S
       client.on("close", () => upstream.destroy())
       upstream.on("close", () => client.destroy())
     })
-    const port = yield* Effect.acquireRelease(
-      Effect.async<number>((resume) => {
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.address()
-          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-        })
-      }),
-      () =>
-        Effect.async<void>((resume) => {
-          for (const s of sockets) s.destroy()
-          server.close(() => resume(Effect.void))
-        })
-    )
+    const port = yield* listenLoopback(server, sockets)
     return {
       port,
       cut: Effect.sync(() => {
