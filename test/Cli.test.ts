@@ -55,14 +55,23 @@ const spawnCli = (args: ReadonlyArray<string>) =>
     stdio: ["ignore", "pipe", "pipe"]
   })
 
-/** Runs the CLI to its end (killed with its group after {@link RUN_MS}). */
-const cli = (...args: ReadonlyArray<string>): Promise<Run> =>
+/**
+ * Runs the CLI to its end (killed with its group after {@link RUN_MS}); `onStderr` sees the
+ * stderr read so far after each chunk (a failure it reports rejects the run).
+ */
+const runCli = (
+  args: ReadonlyArray<string>,
+  onStderr: (stderr: string, fail: (error: unknown) => void) => void = () => {}
+): Promise<Run> =>
   new Promise((resolve, reject) => {
     const child = spawnCli(args)
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+      onStderr(stderr, reject)
+    })
     const timer = setTimeout(() => {
       if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
       reject(new Error(`presa-mcp ${args.join(" ")}: no exit within ${RUN_MS} ms\n${stderr}`))
@@ -72,6 +81,9 @@ const cli = (...args: ReadonlyArray<string>): Promise<Run> =>
       resolve({ code, signal, stdout, stderr })
     })
   })
+
+/** Runs the CLI to its end (see {@link runCli}). */
+const cli = (...args: ReadonlyArray<string>): Promise<Run> => runCli(args)
 
 /** `script` (util-linux) runs a command on a pseudo-terminal: stdin, stdout and stderr are a TTY. */
 const SCRIPT = "/usr/bin/script"
@@ -478,30 +490,17 @@ describe("presa-mcp --oauth and login (a server protected by an authorization se
    * Runs the CLI and plays the user: when the authorization URL appears on stderr it is fetched,
    * and the authorization server's redirect is followed to the CLI's loopback listener.
    */
-  const cliAuthorizing = (args: ReadonlyArray<string>): Promise<Run & { readonly opened: Array<string> }> =>
-    new Promise((resolve, reject) => {
-      const child = spawnCli(args)
-      let stdout = ""
-      let stderr = ""
-      const opened: Array<string> = []
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString()
-        const found = /^(http:\/\/127\.0\.0\.1:\d+\/as\/authorize\?\S+)$/m.exec(stderr)?.[1]
-        if (found !== undefined && !opened.includes(found)) {
-          opened.push(found)
-          fetch(found).then((page) => page.text()).catch(reject)
-        }
-      })
-      const timer = setTimeout(() => {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
-        reject(new Error(`presa-mcp ${args.join(" ")}: no exit within ${RUN_MS} ms\n${stderr}`))
-      }, RUN_MS)
-      child.once("close", (code, signal) => {
-        clearTimeout(timer)
-        resolve({ code, signal, stdout, stderr, opened })
-      })
+  const cliAuthorizing = async (args: ReadonlyArray<string>): Promise<Run & { readonly opened: Array<string> }> => {
+    const opened: Array<string> = []
+    const run = await runCli(args, (stderr, fail) => {
+      const found = /^(http:\/\/127\.0\.0\.1:\d+\/as\/authorize\?\S+)$/m.exec(stderr)?.[1]
+      if (found !== undefined && !opened.includes(found)) {
+        opened.push(found)
+        fetch(found).then((page) => page.text()).catch(fail)
+      }
     })
+    return { ...run, opened }
+  }
 
   it("login authorizes through the printed URL and stores the tokens (0600); --oauth reuses them", {
     timeout: TEST_MS
