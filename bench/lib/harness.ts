@@ -153,13 +153,20 @@ export const compiledLibrary = import.meta.resolve("presa-mcp").includes("/dist/
  */
 const COMPILED_SERVERS_DIR = path.join(OUT_DIR, "js", "servers")
 
+/**
+ * Where the `start` suite writes each compiled server script bundled by esbuild into one file with
+ * its libraries (`<name>.bundle.mjs`), as a user who bundles a server deploys it.
+ */
+export const BUNDLE_DIR = path.join(OUT_DIR, "bundle")
+
 /** `BENCH_PROFILE=1`: every server process writes a CPU profile to bench/out/profiles/. */
 export const profiling = process.env.BENCH_PROFILE === "1"
 let profileSeq = 0
 
 /**
  * The command line that runs a benchmark server script: `node bench/out/js/servers/<script>.js …`
- * when the library is compiled (see `COMPILED_SERVERS_DIR`), else `node --import tsx <script> …`.
+ * when the library is compiled (see `COMPILED_SERVERS_DIR`), else `node --import tsx <script> …`;
+ * a bundle (`<name>.bundle.mjs`, see `BUNDLE_DIR`) runs as `node bench/out/bundle/<name>.bundle.mjs`.
  */
 export const serverCommand = (
   script: string,
@@ -174,6 +181,9 @@ export const serverCommand = (
     const dir = path.join(PROFILE_DIR, `${label}-${Date.now()}-${++profileSeq}`)
     mkdirSync(dir, { recursive: true })
     prof.push("--cpu-prof", "--cpu-prof-dir", dir)
+  }
+  if (script.endsWith(".bundle.mjs")) {
+    return { command: process.execPath, args: [...prof, path.join(BUNDLE_DIR, script), ...args] }
   }
   if (compiledLibrary) {
     const compiled = path.join(COMPILED_SERVERS_DIR, script.replace(/\.ts$/, ".js"))

@@ -7,8 +7,17 @@
  * the server scripts compiled by `tsc -p tsconfig.bench.json`, ours from dist/, the SDKs their
  * published builds, run with plain `node`. Run outside `npm run bench` (`npx tsx bench/run.ts`), the
  * scripts and ours (from src/) go through the tsx loader at start instead.
+ *
+ * With the compiled library the suite also bundles each compiled server script with esbuild into
+ * one ESM file (`bench/out/bundle/<name>.bundle.mjs`: `--bundle --platform=node --format=esm`, the
+ * recipe README.md gives for deploying a server) and times those the same way: the bundled rows
+ * compare ours bundled with each SDK bundled, and ours bundled with SDK v2 as published.
  */
+import { build } from "esbuild"
+import * as path from "node:path"
 import {
+  BENCH_DIR,
+  BUNDLE_DIR,
   compiledLibrary,
   type Era,
   expectResult,
@@ -24,11 +33,39 @@ import { ECHO_TEXT, LEGACY } from "../lib/shared.js"
 
 const RUNS = 5
 
-const SERVERS = [
+interface Server {
+  readonly name: string
+  readonly script: string
+  readonly era: Era
+}
+
+const SERVERS: ReadonlyArray<Server> = [
   { name: "ours", script: "ours-stdio.ts", era: "modern" },
   { name: "sdk-v2", script: "sdk-v2-stdio.ts", era: "modern" },
   { name: "sdk-v1", script: "sdk-v1-stdio.ts", era: "legacy" }
-] as const satisfies ReadonlyArray<{ readonly name: string; readonly script: string; readonly era: Era }>
+]
+
+/** The bundled variant of a server: `ours-stdio.ts` → `ours-stdio.bundle.mjs` (see `bundle`). */
+const bundled = (s: Server): Server => ({
+  name: `${s.name}-bundled`,
+  script: s.script.replace(/\.ts$/, ".bundle.mjs"),
+  era: s.era
+})
+
+/** Bundles each compiled server script (bench/out/js/servers/*.js) into bench/out/bundle/. */
+const bundle = async (): Promise<void> => {
+  for (const s of SERVERS) {
+    const name = s.script.replace(/\.ts$/, "")
+    await build({
+      entryPoints: [path.join(BENCH_DIR, "out", "js", "servers", `${name}.js`)],
+      outfile: path.join(BUNDLE_DIR, `${name}.bundle.mjs`),
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      logLevel: "warning"
+    })
+  }
+}
 
 const once = async (script: string, era: Era, label: string): Promise<number> => {
   const t0 = performance.now()
@@ -55,28 +92,42 @@ const once = async (script: string, era: Era, label: string): Promise<number> =>
 }
 
 export const run = async (): Promise<Array<Row>> => {
-  const times = new Map<string, Array<number>>(SERVERS.map((s) => [s.name, []]))
+  // bundles only from the compiled scripts: from src/ the figures would time tsx, not the bundle
+  if (compiledLibrary) await bundle()
+  const servers = compiledLibrary ? [...SERVERS, ...SERVERS.map(bundled)] : SERVERS
+  const times = new Map<string, Array<number>>(servers.map((s) => [s.name, []]))
   // one untimed start each: warms the OS file cache (and tsx's transform cache when it is used)
-  for (const s of SERVERS) await once(s.script, s.era, `start-${s.name}`)
+  for (const s of servers) await once(s.script, s.era, `start-${s.name}`)
   for (let i = 0; i < RUNS; i++) {
-    const order = i % 2 === 0 ? SERVERS : [...SERVERS].reverse()
+    const order = i % 2 === 0 ? servers : [...servers].reverse()
     for (const s of order) times.get(s.name)?.push(await once(s.script, s.era, `start-${s.name}`))
   }
   for (const [name, ts] of times) progress(`start: ${name} ${ts.map((t) => t.toFixed(0)).join(" / ")} ms`)
   const of = (name: string): Array<number> => times.get(name) ?? []
-  return (["sdk-v2", "sdk-v1"] as const).map((official) =>
+  const pairs: ReadonlyArray<readonly [string, string, string, string]> = [
+    ["ours", "sdk-v2", "cold start to first tools/call result (median of 5)", "sdk-v2"],
+    ["ours", "sdk-v1", "cold start to first tools/call result (median of 5)", "sdk-v1"],
+    ...(compiledLibrary
+      ? [
+        ["ours-bundled", "sdk-v2-bundled", "cold start, both bundled with esbuild (median of 5)", "sdk-v2 bundled"],
+        ["ours-bundled", "sdk-v1-bundled", "cold start, both bundled with esbuild (median of 5)", "sdk-v1 bundled"],
+        ["ours-bundled", "sdk-v2", "cold start, ours bundled vs SDK as published (median of 5)", "sdk-v2"]
+      ] as const
+      : [])
+  ]
+  return pairs.map(([ours, official, figure, officialName]) =>
     row({
       suite: "start",
-      figure: "cold start to first tools/call result (median of 5)",
+      figure,
       unit: "ms",
       better: "lower",
-      ours: median(of("ours")),
+      ours: median(of(ours)),
       official: median(of(official)),
-      officialName: official,
+      officialName,
       note: `${
         compiledLibrary ? "node, compiled JS on both sides" : "node --import tsx, ours from src/"
       }, stdio; v1 includes initialize`,
-      oursRounds: of("ours"),
+      oursRounds: of(ours),
       officialRounds: of(official)
     })
   )
