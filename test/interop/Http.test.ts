@@ -37,6 +37,7 @@ import {
   textOf,
   WAIT
 } from "../fixtures/interop-http.js"
+import * as RoundRobin from "../support/RoundRobin.js"
 
 const CLIENT_INFO = { name: "interop-test", version: "0.0.0" }
 const SERVER_INFO = { name: "presa-library", version: "0.1.0" }
@@ -404,6 +405,37 @@ describe("our client keeps the legacy session's GET stream open (issue 18)", () 
         const result = yield* bounded(client.callTool("ask_outside"), "ask_outside")
         expect(result.content).toEqual([{ type: "text", text: "name=Ada" }])
         expect(asked).toEqual(["Your name?"])
+      }),
+    { timeout: 60_000 }
+  )
+  it.scopedLive(
+    "SDK v1 server: a GET that gets no response (connection reset) is tried again, and the request arrives",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* spawnSdkServer("v1", ["--ask"])
+        let gets = 0
+        // the first GET's connection is destroyed before any response; later ones pass
+        const balancer = yield* RoundRobin.make([Number(new URL(url).port)], {
+          cut: (req) => req.method === "GET" && ++gets === 1
+        })
+        const asked: Array<string> = []
+        const transport = yield* StreamableHttp.client({ url: balancer.url })
+        const client = yield* bounded(
+          McpClient.connect(transport, {
+            name: "presa-interop",
+            version: "0.0.0",
+            onElicit: (params) =>
+              Effect.sync(() => {
+                asked.push(String(params.message))
+                return { action: "accept" as const, content: { name: "Ada" } }
+              })
+          }),
+          "connect"
+        )
+        const result = yield* bounded(client.callTool("ask_outside"), "ask_outside")
+        expect(result.content).toEqual([{ type: "text", text: "name=Ada" }])
+        expect(asked).toEqual(["Your name?"])
+        expect(gets).toBe(2)
       }),
     { timeout: 60_000 }
   )

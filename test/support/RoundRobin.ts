@@ -5,6 +5,8 @@
  * is skipped (the request was not sent, so it is retried on the next one), as nginx does with
  * `proxy_next_upstream error`; one that dies mid-response breaks the client's response. Each forwarded request is logged with the upstream that served it and
  * the JSON-RPC method of its body (when it has one), so tests can check where requests landed.
+ * `cut` picks requests whose connection is destroyed before any response (a connection reset as a
+ * client sees it), e.g. the first GET.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -36,12 +38,24 @@ const methodOf = (body: Buffer): string | undefined => {
   }
 }
 
-export const make = (ports: ReadonlyArray<number>): Effect.Effect<RoundRobin, never, Scope.Scope> =>
+export interface Options {
+  /** Called for each request in turn; `true` destroys its connection unanswered (not logged). */
+  readonly cut?: (req: Http.IncomingMessage) => boolean
+}
+
+export const make = (
+  ports: ReadonlyArray<number>,
+  options: Options = {}
+): Effect.Effect<RoundRobin, never, Scope.Scope> =>
   Effect.gen(function*() {
     let next = 0
     const log: Array<Landing> = []
     const sockets = new Set<import("node:net").Socket>()
     const server = Http.createServer((req, res) => {
+      if (options.cut?.(req) === true) {
+        req.socket.destroy()
+        return
+      }
       const chunks: Array<Buffer> = []
       req.on("data", (c: Buffer) => chunks.push(c))
       req.on("end", () => {
@@ -59,6 +73,8 @@ export const make = (ports: ReadonlyArray<number>): Effect.Effect<RoundRobin, ne
           }, (upRes) => {
             log.push({ upstream, method: methodOf(body) })
             res.writeHead(upRes.statusCode ?? 502, upRes.headers)
+            // headers now, as nginx does: an SSE stream may send no event for a while
+            res.flushHeaders()
             upRes.pipe(res)
             res.on("close", () => upRes.destroy())
             // an upstream that dies mid-response: the client's response breaks too (as with nginx)

@@ -3,9 +3,10 @@
  * Messages from the Server) behind `sessionNotifications`: one GET serves every subscriber, as
  * each message goes to one stream only; it is closed when the last subscriber leaves. A `404` for
  * the session re-initializes first; a `401`/`403` challenge runs `ClientOptions.auth` as for a
- * POST (MCP 2025-11-25, Authorization). There is no reconnection or `Last-Event-ID` resumption.
- * A client that declares elicitation, sampling or roots keeps one subscription open from
- * `notifications/initialized` on (`standing`).
+ * POST (MCP 2025-11-25, Authorization). There is no `Last-Event-ID` resumption. A client that
+ * declares elicitation, sampling or roots keeps one subscription open from
+ * `notifications/initialized` on (`standing`), tried again and reopened when the GET gets no
+ * response.
  *
  * @internal
  */
@@ -16,6 +17,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Take from "effect/Take"
@@ -162,25 +164,58 @@ const declaresInput = (init: JsonRpc.Request | undefined): boolean => {
 }
 
 /**
+ * A GET that got no response (connection refused or reset, or its stream cut off mid-read): another
+ * try may succeed. A status (`405`, `404`, a challenge) or a closed transport is final.
+ */
+const unanswered = (e: TransportError): boolean => e.reason === "Http" && e.status === undefined
+
+/** Tries of one opening of the standing GET: 3 more after the first, 100, 200, 400 ms apart. */
+const OPEN_RETRIES = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+
+/** Reopenings of the standing GET after its stream failed unanswered, over the transport's life. */
+const MAX_REOPENINGS = 5
+
+/**
  * After `notifications/initialized` of a legacy session whose client declares elicitation,
  * sampling or roots: the session's GET stream is opened and kept for the transport's life,
  * read by a fiber of its own, so that requests the server sends outside any request of ours
  * (MCP 2025-11-25, Transports › Streamable HTTP › Listening for Messages from the Server) reach
- * the client's handlers. The GET is open (its response headers are in) when this returns. A
- * server without a GET stream (`405`) or a failed GET is logged at debug level, never a failure.
- * The stream is not reopened after it ends.
+ * the client's handlers. The GET is open (its response headers are in) when this returns. A GET
+ * that gets no response (`unanswered`) is tried again (`OPEN_RETRIES`), and a stream cut off that
+ * way is reopened (at most `MAX_REOPENINGS` times); a server without a GET stream (`405`), any
+ * other failure, or a stream the server ends is logged at debug level, never a failure, and not
+ * reopened (no `Last-Event-ID` resumption).
  */
 export const standing = (client: Client): Effect.Effect<void> =>
   Effect.gen(function*() {
     const st = yield* Ref.get(client.state)
     if (st.closed || st.sessionId === undefined || !declaresInput(st.init)) return
-    const scope = yield* Scope.fork(client.scope, ExecutionStrategy.sequential)
-    const notifications = yield* Scope.extend(sessionNotifications(client), scope).pipe(
-      Effect.onError(() => Scope.close(scope, Exit.void))
-    )
-    yield* Stream.runDrain(notifications).pipe(
+    const open = Effect.gen(function*() {
+      const scope = yield* Scope.fork(client.scope, ExecutionStrategy.sequential)
+      const notifications = yield* Scope.extend(sessionNotifications(client), scope).pipe(
+        Effect.onError(() => Scope.close(scope, Exit.void))
+      )
+      return { scope, notifications }
+    }).pipe(Effect.retry({ while: unanswered, schedule: OPEN_RETRIES }))
+    const read = (
+      opened: Effect.Effect.Success<typeof open>,
+      reopenings: number
+    ): Effect.Effect<void, TransportError> =>
+      Stream.runDrain(opened.notifications).pipe(
+        Effect.ensuring(Scope.close(opened.scope, Exit.void)),
+        Effect.catchIf(
+          (e) => unanswered(e) && reopenings < MAX_REOPENINGS,
+          (e) =>
+            Effect.gen(function*() {
+              if ((yield* Ref.get(client.state)).closed) return
+              yield* Effect.logDebug(`Streamable HTTP: reopening the standalone GET stream: ${e.message}`)
+              yield* read(yield* open, reopenings + 1)
+            })
+        )
+      )
+    const first = yield* open
+    yield* read(first, 0).pipe(
       Effect.catchAll((e) => Effect.logDebug(`Streamable HTTP: the standalone GET stream ended: ${e.message}`)),
-      Effect.ensuring(Scope.close(scope, Exit.void)),
       Effect.forkIn(client.scope)
     )
   }).pipe(
