@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { BENCH_DIR, compiledLibrary, OUT_DIR, progress, type Row, weLose } from "./lib/harness.js"
+import { check } from "./lib/targets.js"
 
 type Suite = () => Promise<Array<Row>>
 
@@ -109,6 +110,8 @@ const main = async (): Promise<void> => {
       "every round is in oursRounds / officialRounds",
     ratio: "ours / official; better = higher for throughput (calls/s, req/s), lower for times, latency, memory",
     rows,
+    /** Issue #24's targets against this run's rows (bench/lib/targets.ts). */
+    targets: check(rows),
     failures
   }
   // A full run is the record (bench/results.json); a partial run goes next to the profiles.
@@ -126,6 +129,14 @@ const main = async (): Promise<void> => {
     } (1/5/15 min)\n`
   )
   console.log(table(rows))
+  const checked = result.targets.filter((t) => t.met !== null)
+  if (checked.length > 0) {
+    console.log(`\ntargets of issue #24 (${checked.filter((t) => t.met).length} of ${checked.length} met in this run)`)
+    for (const t of checked) {
+      const ratio = t.ratio === null ? "–" : `${t.ratio.toFixed(2)}×`
+      console.log(`  ${t.met ? "met    " : "not met"}  ${t.label.padEnd(58)} ${ratio.padStart(7)}  (want ${t.want})`)
+    }
+  }
   for (const f of failures) console.log(`\nsuite ${f.suite} failed: ${f.error}`)
   console.log(
     `\n${rows.length} rows in ${result.durationSeconds.toFixed(0)} s; written to ${path.relative(process.cwd(), file)}`

@@ -1,0 +1,190 @@
+/**
+ * The targets of issue #24 ("Performance: lead every peer on every row"), checked against the rows
+ * of one run: `npm run bench` prints them under the table and writes them to results.json
+ * (`targets`). A target whose row is missing from the run (a partial run) reads `–`.
+ */
+import type { Row } from "./harness.js"
+
+export interface Target {
+  /** What the issue asks, in its words. */
+  readonly label: string
+  readonly suite: string
+  readonly figure: string
+  /** The row's `officialName`. */
+  readonly vs: string
+  /** The ratio (ours / official) must be ≥ `min` or ≤ `max`. */
+  readonly min?: number
+  readonly max?: number
+  /** And ours at most this figure (in the row's unit). */
+  readonly oursMax?: number
+}
+
+export interface Checked {
+  readonly label: string
+  readonly vs: string
+  readonly ratio: number | null
+  readonly ours: number | null
+  readonly want: string
+  /** `null` when the run has no such row. */
+  readonly met: boolean | null
+}
+
+const modern = "modern stateless tools/call"
+const legacy = "legacy session tools/call"
+
+export const TARGETS: ReadonlyArray<Target> = [
+  {
+    label: "cold start ≤ SDK v2 and < 200 ms",
+    suite: "start",
+    figure: "cold start to first tools/call result (median of 5)",
+    vs: "sdk-v2",
+    max: 1,
+    oursMax: 200
+  },
+  {
+    label: "cold start, ours bundled ≤ SDK v2 and < 200 ms",
+    suite: "start",
+    figure: "cold start, ours bundled vs SDK as published (median of 5)",
+    vs: "sdk-v2",
+    max: 1,
+    oursMax: 200
+  },
+  {
+    label: "HTTP modern req/s, 1 conn ≥ 2× v2",
+    suite: "http",
+    figure: `${modern}, 1 conn, requests/s`,
+    vs: "sdk-v2",
+    min: 2
+  },
+  {
+    label: "HTTP modern req/s, 64 conn ≥ 2× v2",
+    suite: "http",
+    figure: `${modern}, 64 conn, requests/s`,
+    vs: "sdk-v2",
+    min: 2
+  },
+  {
+    label: "HTTP modern p99, 1 conn ≤ v2",
+    suite: "http",
+    figure: `${modern}, 1 conn, p99 latency`,
+    vs: "sdk-v2",
+    max: 1
+  },
+  {
+    label: "HTTP modern p99, 64 conn ≤ v2",
+    suite: "http",
+    figure: `${modern}, 64 conn, p99 latency`,
+    vs: "sdk-v2",
+    max: 1
+  },
+  {
+    label: "stdio own pair, 32 in flight ≥ 2× v2",
+    suite: "stdio",
+    figure: "own client ↔ own server, 32 in flight",
+    vs: "sdk-v2",
+    min: 2
+  },
+  {
+    label: "SDK v2 client → our stdio server, sequential ≥ 2× v2",
+    suite: "stdio",
+    figure: "SDK v2 client → server, sequential",
+    vs: "sdk-v2",
+    min: 2
+  },
+  {
+    label: "SDK v2 client → our stdio server, 32 in flight ≥ 2× v2",
+    suite: "stdio",
+    figure: "SDK v2 client → server, 32 in flight",
+    vs: "sdk-v2",
+    min: 2
+  },
+  {
+    label: "core server only ≥ v1",
+    suite: "core",
+    figure: "server only: tools/call round trips, sequential",
+    vs: "sdk-v1",
+    min: 1
+  },
+  {
+    label: "core client + server in-process ≥ v1",
+    suite: "core",
+    figure: "client+server in-process: callTool, sequential",
+    vs: "sdk-v1",
+    min: 1
+  },
+  {
+    label: "stdio own pair, sequential ≥ v1",
+    suite: "stdio",
+    figure: "own client ↔ own server, sequential",
+    vs: "sdk-v1",
+    min: 1
+  },
+  {
+    label: "stdio own pair, 32 in flight ≥ v1",
+    suite: "stdio",
+    figure: "own client ↔ own server, 32 in flight",
+    vs: "sdk-v1",
+    min: 1
+  },
+  {
+    label: "HTTP legacy req/s, 1 conn ≥ v1",
+    suite: "http",
+    figure: `${legacy}, 1 conn, requests/s`,
+    vs: "sdk-v1",
+    min: 1
+  },
+  {
+    label: "HTTP legacy req/s, 64 conn ≥ v1",
+    suite: "http",
+    figure: `${legacy}, 64 conn, requests/s`,
+    vs: "sdk-v1",
+    min: 1
+  },
+  {
+    label: "HTTP legacy p99, 1 conn ≤ v1",
+    suite: "http",
+    figure: `${legacy}, 1 conn, p99 latency`,
+    vs: "sdk-v1",
+    max: 1
+  },
+  {
+    label: "HTTP legacy p99, 64 conn ≤ v1",
+    suite: "http",
+    figure: `${legacy}, 64 conn, p99 latency`,
+    vs: "sdk-v1",
+    max: 1
+  },
+  {
+    label: "RSS after 10k calls ≤ v2",
+    suite: "memory",
+    figure: "server RSS after 10,000 tools/call",
+    vs: "sdk-v2",
+    max: 1
+  },
+  {
+    label: "RSS after 10k calls ≤ v1",
+    suite: "memory",
+    figure: "server RSS after 10,000 tools/call",
+    vs: "sdk-v1",
+    max: 1
+  }
+]
+
+const want = (t: Target): string =>
+  [
+    t.min === undefined ? undefined : `≥ ${t.min}×`,
+    t.max === undefined ? undefined : `≤ ${t.max}×`,
+    t.oursMax === undefined ? undefined : `ours < ${t.oursMax}`
+  ].filter((w) => w !== undefined).join(", ")
+
+export const check = (rows: ReadonlyArray<Row>): ReadonlyArray<Checked> =>
+  TARGETS.map((t) => {
+    const r = rows.find((x) => x.suite === t.suite && x.figure === t.figure && x.officialName === t.vs)
+    const ratio = r?.ratio ?? null
+    const ours = r?.ours ?? null
+    const met = ratio === null || ours === null
+      ? null
+      : (t.min === undefined || ratio >= t.min) && (t.max === undefined || ratio <= t.max) &&
+        (t.oursMax === undefined || ours < t.oursMax)
+    return { label: t.label, vs: t.vs, ratio, ours, want: want(t), met }
+  })
