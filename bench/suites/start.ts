@@ -9,8 +9,8 @@
  * scripts and ours (from src/) go through the tsx loader at start instead.
  *
  * With the compiled library the suite also bundles each compiled server script with esbuild into
- * one ESM file (`bench/out/bundle/<name>.bundle.mjs`: `--bundle --platform=node --format=esm`, the
- * recipe README.md gives for deploying a server) and times those the same way: the bundled rows
+ * one ESM file (`bench/out/bundle/<name>.bundle.mjs`: `--bundle --platform=node --format=esm` and
+ * the `require` banner, the recipe README.md gives for deploying a server) and times those the same way: the bundled rows
  * compare ours bundled with each SDK bundled, and ours bundled with SDK v2 as published.
  */
 import { build } from "esbuild"
@@ -62,6 +62,8 @@ const bundle = async (): Promise<void> => {
       bundle: true,
       platform: "node",
       format: "esm",
+      // README's recipe: a require for CommonJS dependencies that load Node built-ins
+      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
       logLevel: "warning"
     })
   }
