@@ -318,6 +318,9 @@ export interface Address {
  * {@link Address}. Only `options.path` is served (other paths → `404`). Closing the scope ends
  * open `subscriptions/listen` streams (`McpServer.shutdown`) and all sessions, stops accepting,
  * waits up to `shutdownTimeout` for open responses, then closes the remaining connections.
+ * The endpoint is a `node:http` request listener of its own over the same handling as
+ * {@link handler} (one fiber per request, the reply written straight to Node's response); the
+ * health and metadata paths go through `@effect/platform`'s `HttpServer` pipeline.
  *
  * Fails with `ServeError` when the port cannot be bound.
  *
