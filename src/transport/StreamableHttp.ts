@@ -56,6 +56,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as NodeHttp from "node:http"
 import * as Auth from "../Auth.js"
+import * as NodeEndpoint from "../internal/node/httpEndpoint.js"
 import * as HttpLimits from "../internal/node/httpLimits.js"
 import * as Service from "../internal/server/service.js"
 import * as internalClient from "../internal/transport/http/client.js"
@@ -317,6 +318,9 @@ export interface Address {
  * {@link Address}. Only `options.path` is served (other paths → `404`). Closing the scope ends
  * open `subscriptions/listen` streams (`McpServer.shutdown`) and all sessions, stops accepting,
  * waits up to `shutdownTimeout` for open responses, then closes the remaining connections.
+ * The endpoint is a `node:http` request listener of its own over the same handling as
+ * {@link handler} (one fiber per request, the reply written straight to Node's response); the
+ * health and metadata paths go through `@effect/platform`'s `HttpServer` pipeline.
  *
  * Fails with `ServeError` when the port cannot be bound.
  *
@@ -358,37 +362,49 @@ export const serve = (
         Effect.ensuring(Effect.sync(() => node.closeAllConnections()))
       )
     )
-    const endpoint = yield* internalServer.makeHandler(Service.internal(server), {
+    const endpoint = yield* internalServer.makeEndpoint(Service.internal(server), {
       ...options,
       path,
       allowedHosts: options.allowedHosts ?? (Http.isLoopbackAddress(host) ? Http.loopbackHosts : "any")
     })
-    // Two fixed paths need no router: the endpoint (any method) and, with `auth`, the metadata
-    // document (GET); anything else is 404 with an empty body, as the router answers. The
-    // platform runs an app uninterruptibly; the endpoint is made interruptible as a router route
-    // is (a client disconnect interrupts a modern request).
+    // The endpoint (any method) is served by a Node listener of its own (`internal/node/
+    // httpEndpoint`: one fiber per request, the response written as the request's messages come);
+    // the other fixed paths go through the platform's pipeline: with `auth`, the metadata document
+    // (GET), the health check; anything else is 404 with an empty body, as the router answers.
     const metadataPath = options.auth === undefined ? undefined : Auth.metadataPath(options.auth.resource)
     const metadata = options.auth === undefined ? undefined : metadataHandler(options.auth)
     const notFound = HttpServerResponse.empty({ status: 404 })
     const health = yield* Health.makeHealthHandler
-    const interruptibleEndpoint = Effect.interruptible(endpoint)
     const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const query = request.url.indexOf("?")
-      const requested = query === -1 ? request.url : request.url.slice(0, query)
-      if (requested === path) return interruptibleEndpoint
+      const requested = pathOf(request.url)
       if (metadata !== undefined && requested === metadataPath && request.method === "GET") return metadata
       if (requested === options.healthPath && request.method === "GET") return health
       return Effect.succeed(notFound)
     })
+    const mcp = yield* NodeEndpoint.makeListener(endpoint)
     // The per-request spans of `McpServer.dispatch` are the instrumentation; the platform's own
     // HTTP tracer middleware (URL parsing and header redaction on every request) is left out.
-    yield* http.serve(app).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
+    const others = yield* NodeHttpServer.makeHandler(app).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
+    const listener: NodeEndpoint.Listener = (request, response) => {
+      if (pathOf(request.url ?? "/") === path) mcp(request, response)
+      else others(request, response)
+    }
+    yield* Effect.acquireRelease(
+      Effect.sync(() => node.on("request", listener)),
+      () => Effect.sync(() => node.off("request", listener))
+    )
     const address = http.address
     const port = address._tag === "TcpAddress" ? address.port : 0
     const bound = address._tag === "TcpAddress" ? address.hostname : host
     const urlHost = bound === "0.0.0.0" ? "localhost" : bound.includes(":") ? `[${bound}]` : bound
     return { url: `http://${urlHost}:${port}${path}`, host: bound, port }
   })
+
+/** A request target's path: without its query. */
+const pathOf = (url: string): string => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
 
 /**
  * The {@link Address} of the server started by {@link layerServer}.

@@ -6,9 +6,6 @@
  * (a disconnect is not a cancellation); notifications and responses are accepted with 202.
  * @internal
  */
-import type * as Headers from "@effect/platform/Headers"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -20,9 +17,10 @@ import { quote } from "../../quote.js"
 import * as Connection from "../../server/connection.js"
 import * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
+import type { Headers, Reply } from "../../server/model.js"
 import type * as Telemetry from "../../telemetry.js"
-import { empty, exchange, json, jsonText, refuse } from "./responses.js"
-import type { HandlerState } from "./state.js"
+import { type Answer, empty, json, jsonText, refuse } from "./responses.js"
+import type { EndpointRequest, HandlerState } from "./state.js"
 import { sessionOf } from "./state.js"
 import * as Http from "./wire.js"
 
@@ -31,22 +29,22 @@ const { McpError } = JsonRpc
 /** Handles a POST: the body is read within `maxBodyBytes` and classified once. */
 export const post = (
   state: HandlerState,
-  request: HttpServerRequest.HttpServerRequest,
+  request: EndpointRequest,
   auth: AuthInfo | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
+): Effect.Effect<Answer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const headers = request.headers
-    if (Http.mediaTypeOf(headers["content-type"]) !== Http.JSON_TYPE) {
+    if (Http.mediaTypeOf(Http.header(headers, "content-type")) !== Http.JSON_TYPE) {
       return refuse(415, "Unsupported Media Type: Content-Type must be application/json")
     }
-    const accept = Http.parseAccept(headers["accept"])
+    const accept = Http.parseAccept(Http.header(headers, "accept"))
     if (!Http.accepts(accept, Http.JSON_TYPE)) {
       return refuse(406, "Not Acceptable: Accept must include application/json (and text/event-stream)")
     }
     const sseOk = Http.accepts(accept, Http.SSE_TYPE)
     const maxBodyBytes = state.maxBodyBytes
     const tooLarge = () => refuse(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, { connection: "close" })
-    const declared = headers["content-length"]
+    const declared = Http.header(headers, "content-length")
     if (declared !== undefined && Number(declared) > maxBodyBytes) return tooLarge()
     // A declared length within the limit is read in one piece (the HTTP parser delivers that
     // many bytes; checked again below); a chunked body is counted as it streams in. One over the
@@ -54,11 +52,13 @@ export const post = (
     // its upload and reads the 413 instead of a reset; a longer one is cut off at twice the limit.
     const bytes = yield* Effect.either(
       declared !== undefined && /^\d+$/.test(declared)
-        ? Effect.map(request.arrayBuffer, (b) => new Uint8Array(b))
-        : Http.readBounded(request.stream, maxBodyBytes, maxBodyBytes)
+        ? request.body
+        : request.bodyBounded(maxBodyBytes, maxBodyBytes)
     )
     if (bytes._tag === "Left") {
-      return bytes.left._tag === "BodyTooLarge" ? tooLarge() : refuse(400, "Bad Request: the body could not be read")
+      return bytes.left instanceof Http.BodyTooLarge
+        ? tooLarge()
+        : refuse(400, "Bad Request: the body could not be read")
     }
     if (bytes.right.byteLength > maxBodyBytes) return tooLarge()
     const text = Http.decodeUtf8(bytes.right)
@@ -74,9 +74,9 @@ export const post = (
       case "Request":
         return yield* requestPost(
           state,
+          request,
           { message: classified, headers, auth, peer: peerOf(request) },
           classified.message,
-          headers,
           sseOk
         )
     }
@@ -85,7 +85,7 @@ export const post = (
 /** A 400 for a body that is not a valid request: the core's id rule, with the session if known. */
 const unreadable = (
   state: HandlerState,
-  headers: Headers.Headers,
+  headers: Headers,
   error: JsonRpc.McpError,
   id: JsonRpc.RequestId | undefined
 ) =>
@@ -101,7 +101,7 @@ const unreadable = (
 /** Notifications: 202, no body; legacy ones reach their session's connection (`notifications/cancelled`). */
 const accepted = (
   state: HandlerState,
-  headers: Headers.Headers,
+  headers: Headers,
   classified: Extract<JsonRpc.Classified, { readonly _tag: "Notification" }>
 ) =>
   Effect.gen(function*() {
@@ -137,7 +137,7 @@ const accepted = (
  */
 const answered = (
   state: HandlerState,
-  headers: Headers.Headers,
+  headers: Headers,
   classified: Extract<JsonRpc.Classified, { readonly _tag: "Response" }>
 ) =>
   Effect.gen(function*() {
@@ -151,26 +151,38 @@ const answered = (
 
 const requestPost = (
   state: HandlerState,
+  http: EndpointRequest,
   incoming: Connection.Incoming,
   request: JsonRpc.Request,
-  headers: Headers.Headers,
   sseOk: boolean
-) =>
+): Effect.Effect<Answer, never, Scope.Scope> => {
+  if (Dispatch.isModern(request.method, request.params, http.headers)) {
+    // Stateless: Mcp-Session-Id is ignored; the request runs in the response's fiber or in a fiber
+    // of its scope, so closing the response cancels it.
+    return http.exchange({
+      id: request.id,
+      sse: sseOk,
+      keepAlive: state.keepAlive,
+      status: replyStatus,
+      start: (outlet) => Connection.answerStateless(state.server, request, incoming, outlet, state.stopped),
+      runsInline: true
+    })
+  }
+  return legacyPost(state, http, incoming, request, sseOk)
+}
+
+const replyStatus = (reply: Reply): number => reply.status
+const sessionStatus = (reply: Reply): number => reply.status === 404 ? 200 : reply.status
+
+const legacyPost = (
+  state: HandlerState,
+  http: EndpointRequest,
+  incoming: Connection.Incoming,
+  request: JsonRpc.Request,
+  sseOk: boolean
+): Effect.Effect<Answer, never, Scope.Scope> =>
   Effect.gen(function*() {
-    if (Dispatch.isModern(request.method, request.params, headers)) {
-      // Stateless: Mcp-Session-Id is ignored; the request runs in a fiber of the response's scope,
-      // so closing the response stream cancels it.
-      return yield* exchange({
-        id: request.id,
-        sse: sseOk,
-        keepAlive: state.keepAlive,
-        status: (reply) => reply.status,
-        start: (outlet) =>
-          Effect.asVoid(
-            Effect.forkScoped(Connection.answerStateless(state.server, request, incoming, outlet, state.stopped))
-          )
-      })
-    }
+    const headers = http.headers
     if (request.method === McpSchema.Method.initialize) return yield* initialize(state, incoming, request)
     const found = yield* sessionOf(state, headers)
     if (found._tag === "Refused") return found.response
@@ -188,12 +200,13 @@ const requestPost = (
       ...incoming,
       peer: { ...incoming.peer, transport: "tcp", sessionId: found.session.id }
     }
-    return yield* exchange({
+    return yield* http.exchange({
       id: request.id,
       sse: sseOk,
       keepAlive: state.keepAlive,
-      status: (reply) => reply.status === 404 ? 200 : reply.status,
-      start: (outlet) => connection.receive(inSession, outlet) ?? Effect.void
+      status: sessionStatus,
+      start: (outlet) => connection.receive(inSession, outlet) ?? Effect.void,
+      runsInline: false
     })
   })
 
@@ -201,10 +214,10 @@ const requestPost = (
  * The client of one POST as spans and metrics record it (semantic-conventions-genai,
  * docs/gen-ai/mcp.md, "Recording MCP transport"): TCP, HTTP, the socket's remote address.
  */
-const peerOf = (request: HttpServerRequest.HttpServerRequest): Telemetry.Peer => ({
+const peerOf = (request: EndpointRequest): Telemetry.Peer => ({
   transport: "tcp",
   protocolName: "http",
-  address: Option.getOrUndefined(request.remoteAddress)
+  address: request.remoteAddress
 })
 
 /** A request answered without a connection (no session to track it in): one JSON reply. */
@@ -213,8 +226,8 @@ const once = (
   incoming: Connection.Incoming,
   request: JsonRpc.Request,
   session: Dispatch.Session | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  let response: HttpServerResponse.HttpServerResponse = empty(202)
+): Effect.Effect<Answer> => {
+  let response: Answer = empty(202)
   const outlet: Connection.Outlet = {
     reply: (reply, text) =>
       Effect.sync(() => {
@@ -229,7 +242,7 @@ const once = (
 }
 
 /** A throwaway, already initialized legacy session for sessionless serving. */
-const statelessSession = (state: HandlerState, headers: Headers.Headers) =>
+const statelessSession = (state: HandlerState, headers: Headers) =>
   Effect.gen(function*() {
     const core = yield* Dispatch.makeSession
     const asked = HeaderRules.getHeader(headers, HeaderRules.Header.protocolVersion)

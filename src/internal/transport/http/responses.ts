@@ -23,6 +23,23 @@ import * as Connection from "../../server/connection.js"
 import type { Reply } from "../../server/model.js"
 import * as Http from "./wire.js"
 
+/**
+ * A response already written by the exchange that produced it (Node's request listener writes a
+ * request's messages to its response as they come): nothing is left to send.
+ */
+export interface Sent {
+  readonly _tag: "Sent"
+}
+
+/** The one {@link Sent} value. */
+export const sent: Sent = { _tag: "Sent" }
+
+/** What the endpoint handling answers: a response to send, or {@link Sent}. */
+export type Answer = HttpServerResponse.HttpServerResponse | Sent
+
+/** Is this answer already written? */
+export const isSent = (answer: Answer): answer is Sent => answer === sent
+
 /** The methods the endpoint answers (the `Allow` header of a 405). */
 export const ALLOW = "GET, POST, DELETE"
 
@@ -76,18 +93,35 @@ interface Outcome {
   readonly text: string
 }
 
-/**
- * Starts one request with `start` (which hands the outlet to the connection) and builds its
- * response. `status` maps the reply's status (legacy sessions answer JSON-RPC errors with 200).
- * A request interrupted before its reply gets `204` (JSON) or an SSE stream that ends.
- */
-export const exchange = (args: {
+/** One request's exchange: how it starts and how its reply maps to an HTTP status. */
+export interface ExchangeArgs {
   readonly id: JsonRpc.RequestId
+  /** The client accepts `text/event-stream`: messages before the reply turn the response into SSE. */
   readonly sse: boolean
   readonly keepAlive: Duration.Duration
+  /** The HTTP status of the reply (legacy sessions answer JSON-RPC errors with 200). */
   readonly status: (reply: Reply) => number
+  /** Hands the outlet to the request: runs it (`runsInline`) or starts it in a fiber of its own. */
   readonly start: (outlet: Connection.Outlet) => Effect.Effect<void, never, Scope.Scope>
-}): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
+  /**
+   * `start` runs the whole request (a stateless one): an exchange that must return a response
+   * before the request ends forks it in the response's scope (closing the response cancels it).
+   */
+  readonly runsInline: boolean
+}
+
+/** The `Content-Type` of a JSON body, as a header record built once. */
+export const JSON_TYPE_HEADER: Readonly<Record<string, string>> = { "content-type": Http.JSON_TYPE }
+
+/** The headers of an SSE response, as a record built once. */
+export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = { ...SSE_HEADERS, "content-type": Http.SSE_TYPE }
+
+/**
+ * Starts one request with `start` (which hands the outlet to the connection) and builds its
+ * response value. A request interrupted before its reply gets `204` (JSON) or an SSE stream that
+ * ends; one that failed with a defect a `500` -32603.
+ */
+export const exchange = (args: ExchangeArgs): Effect.Effect<Answer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const mailbox = yield* Mailbox.make<string>(OUTBOX_CAPACITY)
     const outcome = yield* Deferred.make<Option.Option<Outcome>>()
@@ -112,7 +146,7 @@ export const exchange = (args: {
           mailbox.end
         )
     }
-    yield* args.start(outlet)
+    yield* args.runsInline ? Effect.asVoid(Effect.forkScoped(args.start(outlet))) : args.start(outlet)
     const first = yield* Effect.option(mailbox.take)
     if (Option.isNone(first)) {
       const result = yield* Deferred.await(outcome)
@@ -131,7 +165,8 @@ export const exchange = (args: {
     )
   })
 
-const internalError = (id: JsonRpc.RequestId): Outcome => ({
+/** The reply of a request that failed with a defect (JSON-RPC 2.0, "Error object": -32603). */
+export const internalError = (id: JsonRpc.RequestId): Outcome => ({
   status: 500,
   text: JsonRpc.encode(JsonRpc.failure(id, JsonRpc.McpError.internalError()))
 })

@@ -24,9 +24,9 @@ import * as ClientRequests from "../../server/clientRequests.js"
 import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
 import { post } from "./post.js"
-import { ALLOW, empty, refuse, sse } from "./responses.js"
+import { ALLOW, type Answer, empty, exchange, isSent, refuse, sse } from "./responses.js"
 import * as Sessions from "./session.js"
-import { type HandlerState, sessionOf } from "./state.js"
+import { type EndpointRequest, type HandlerState, sessionOf } from "./state.js"
 import * as Http from "./wire.js"
 
 export type { ServerOptions }
@@ -47,11 +47,41 @@ export type Handler = Effect.Effect<
   HttpServerRequest.HttpServerRequest | Scope.Scope
 >
 
-/** Builds the handler and its session store (owned by the current scope). */
+/** The endpoint: one request (any method) in, its answer out. */
+export type Endpoint = (request: EndpointRequest) => Effect.Effect<Answer, never, Scope.Scope>
+
+/** Builds the platform handler and its session store (owned by the current scope). */
 export const makeHandler = (
   server: Dispatch.Server,
   options: ServerOptions = {}
 ): Effect.Effect<Handler, never, Scope.Scope> =>
+  Effect.map(makeEndpoint(server, options), (endpoint) =>
+    Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) => Effect.map(endpoint(fromPlatform(request)), (answer) => isSent(answer) ? notSent : answer)
+    ))
+
+/** The platform's exchange never answers `Sent`; were it to, the client gets a 500. */
+const notSent = empty(500)
+
+/**
+ * The platform's request as the endpoint reads it: the body through the platform (the whole
+ * body, or its stream counted), responses built as values (`responses.ts` `exchange`).
+ */
+const fromPlatform = (request: HttpServerRequest.HttpServerRequest): EndpointRequest => ({
+  method: request.method,
+  headers: request.headers,
+  remoteAddress: Option.getOrUndefined(request.remoteAddress),
+  body: Effect.map(request.arrayBuffer, (b) => new Uint8Array(b)),
+  bodyBounded: (maxBytes, discardBytes) => Http.readBounded(request.stream, maxBytes, discardBytes),
+  exchange
+})
+
+/** Builds the endpoint and its session store (owned by the current scope). */
+export const makeEndpoint = (
+  server: Dispatch.Server,
+  options: ServerOptions = {}
+): Effect.Effect<Endpoint, never, Scope.Scope> =>
   Effect.gen(function*() {
     // This transport stopping ends its own open `subscriptions/listen` streams gracefully (runs
     // before the sessions close: finalizers run last-in first-out); other transports go on.
@@ -84,19 +114,20 @@ export const makeHandler = (
       allowedHosts: options.allowedHosts ?? Http.loopbackHosts,
       legacyVersions: server.versions.filter((v) => !McpSchema.isModernVersion(v))
     }
-    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => handle(state, options.auth, request))
+    const auth = options.auth
+    return (request: EndpointRequest) => handle(state, auth, request)
   })
 
 const handle = (
   state: HandlerState,
   auth: Auth.ResourceServer | undefined,
-  request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
-  const origin = request.headers["origin"]
+  request: EndpointRequest
+): Effect.Effect<Answer, never, Scope.Scope> => {
+  const origin = Http.header(request.headers, "origin")
   if (origin !== undefined && !Http.originAllowed(origin, state.allowedOrigins)) {
     return Effect.succeed(refuse(403, "Forbidden: Origin not allowed"))
   }
-  const host = request.headers["host"]
+  const host = Http.header(request.headers, "host")
   if (host !== undefined && !Http.hostAllowed(host, state.allowedHosts)) {
     return Effect.succeed(refuse(403, "Forbidden: Host not allowed"))
   }
@@ -111,9 +142,9 @@ const handle = (
 
 const route = (
   state: HandlerState,
-  request: HttpServerRequest.HttpServerRequest,
+  request: EndpointRequest,
   caller: AuthInfo | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
+): Effect.Effect<Answer, never, Scope.Scope> => {
   switch (request.method) {
     case "POST":
       return post(state, request, caller)
@@ -132,13 +163,15 @@ const route = (
  */
 const authorize = (
   auth: Auth.ResourceServer,
-  request: HttpServerRequest.HttpServerRequest
+  request: EndpointRequest
 ): Effect.Effect<
   | { readonly _tag: "Verified"; readonly caller: AuthInfo }
   | { readonly _tag: "Refused"; readonly response: HttpServerResponse.HttpServerResponse }
 > =>
   Effect.map(
-    Effect.either(Effect.flatMap(Auth.bearer(request.headers["authorization"]), (token) => auth.verifier(token))),
+    Effect.either(
+      Effect.flatMap(Auth.bearer(Http.header(request.headers, "authorization")), (token) => auth.verifier(token))
+    ),
     (verified) => {
       if (verified._tag === "Left") {
         const e = verified.left
@@ -167,20 +200,20 @@ const authorize = (
     }
   )
 
-const lastEventIdOf = (headers: HttpServerRequest.HttpServerRequest["headers"]): number | undefined => {
+const lastEventIdOf = (headers: EndpointRequest["headers"]): number | undefined => {
   const raw = HeaderRules.getHeader(headers, HeaderRules.Header.lastEventId)
   return raw !== undefined && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined
 }
 
 /** GET: the legacy session's standalone SSE stream ("Listening for Messages from the Server"). */
-const get = (state: HandlerState, request: HttpServerRequest.HttpServerRequest) =>
+const get = (state: HandlerState, request: EndpointRequest) =>
   Effect.gen(function*() {
     const found = yield* sessionOf(state, request.headers)
     if (found._tag === "Refused") return found.response
     if (found._tag === "None") {
       return refuse(405, "Method Not Allowed: GET needs a legacy session", { allow: ALLOW })
     }
-    if (!Http.accepts(Http.parseAccept(request.headers["accept"]), Http.SSE_TYPE)) {
+    if (!Http.accepts(Http.parseAccept(Http.header(request.headers, "accept")), Http.SSE_TYPE)) {
       return refuse(406, "Not Acceptable: Accept must include text/event-stream")
     }
     return sse(
@@ -196,7 +229,7 @@ const get = (state: HandlerState, request: HttpServerRequest.HttpServerRequest) 
   })
 
 /** DELETE: ends the legacy session ("Session Management"). */
-const del = (state: HandlerState, request: HttpServerRequest.HttpServerRequest) =>
+const del = (state: HandlerState, request: EndpointRequest) =>
   Effect.gen(function*() {
     const found = yield* sessionOf(state, request.headers)
     if (found._tag === "Refused") return found.response

@@ -4,18 +4,43 @@
  * "Session Management"; "Protocol Version Header").
  * @internal
  */
-import type * as Headers from "@effect/platform/Headers"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import type * as McpSchema from "../../../McpSchema.js"
 import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
-import { refuse } from "./responses.js"
+import type { Headers } from "../../server/model.js"
+import { type Answer, type ExchangeArgs, refuse } from "./responses.js"
 import type * as Sessions from "./session.js"
+
+/**
+ * One HTTP request as the endpoint handling reads it. Two adapters build it: the platform's
+ * `HttpServerRequest` (`layer`, routers, the web handler) and Node's request/response pair
+ * (`StreamableHttp.serve`, `internal/node/httpEndpoint.ts`), so the handling exists once.
+ */
+export interface EndpointRequest {
+  /** The method, upper case. */
+  readonly method: string
+  readonly headers: Headers
+  /** The peer's address, when the transport knows it. */
+  readonly remoteAddress: string | undefined
+  /** The body of a request with a declared `Content-Length` (the HTTP parser delivers that many bytes). */
+  readonly body: Effect.Effect<Uint8Array, unknown>
+  /**
+   * The body counted as it streams in (chunked): past `maxBytes` the bytes are read and dropped
+   * up to `discardBytes` more, then it fails with `BodyTooLarge` (`wire.ts` `readBounded`).
+   */
+  readonly bodyBounded: (maxBytes: number, discardBytes: number) => Effect.Effect<Uint8Array, unknown>
+  /**
+   * Runs one request's exchange (`responses.ts`): the platform's builds a response value from the
+   * messages the request writes; Node's writes them to its response as they come (`Sent`).
+   */
+  readonly exchange: (args: ExchangeArgs) => Effect.Effect<Answer, never, Scope.Scope>
+}
 
 /** The handler's state, built once by `makeHandler`. */
 export interface HandlerState {
@@ -40,13 +65,13 @@ const ASSUMED_VERSION = "2025-03-26"
 export type SessionLookup =
   | { readonly _tag: "None" }
   | { readonly _tag: "Found"; readonly session: Sessions.HttpSession }
-  | { readonly _tag: "Refused"; readonly response: HttpServerResponse.HttpServerResponse }
+  | { readonly _tag: "Refused"; readonly response: Answer }
 
 /**
  * Looks up the legacy session named by `Mcp-Session-Id`: 404 when unknown; 503 when a shared
  * session store cannot be read (the session may exist on another instance).
  */
-export const sessionOf = (state: HandlerState, headers: Headers.Headers): Effect.Effect<SessionLookup> => {
+export const sessionOf = (state: HandlerState, headers: Headers): Effect.Effect<SessionLookup> => {
   const id = HeaderRules.getHeader(headers, HeaderRules.Header.sessionId)
   if (id === undefined || id === "") return Effect.succeed({ _tag: "None" })
   return Effect.gen(function*() {
@@ -74,8 +99,8 @@ export const sessionOf = (state: HandlerState, headers: Headers.Headers): Effect
 const checkLegacyVersion = (
   state: HandlerState,
   session: Sessions.HttpSession,
-  headers: Headers.Headers
-): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
+  headers: Headers
+): Effect.Effect<Option.Option<Answer>> =>
   Effect.map(Ref.get(session.core.state), (current) => {
     const requested = HeaderRules.getHeader(headers, HeaderRules.Header.protocolVersion)
     const negotiated = current?.protocolVersion

@@ -15,6 +15,18 @@ export const JSON_TYPE = "application/json"
 /** `text/event-stream` */
 export const SSE_TYPE = "text/event-stream"
 
+/**
+ * A request header by its lower-case name (Node and the platform keep them lower-case); the first
+ * value of a repeated one.
+ */
+export const header = (
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+  name: string
+): string | undefined => {
+  const value = headers[name]
+  return typeof value === "string" ? value : value?.[0]
+}
+
 // ---------------------------------------------------------------------------------------------
 // media types
 // ---------------------------------------------------------------------------------------------
@@ -194,10 +206,13 @@ export const readBounded = <E>(
       })
   )
 
+/** One strict decoder: without `stream`, each `decode` call stands alone. */
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
 /** Strict UTF-8 decoding: `None` for invalid byte sequences. */
 export const decodeUtf8 = (bytes: Uint8Array): Option.Option<string> => {
   try {
-    return Option.some(new TextDecoder("utf-8", { fatal: true }).decode(bytes))
+    return Option.some(utf8.decode(bytes))
   } catch {
     return Option.none()
   }
