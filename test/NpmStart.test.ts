@@ -88,6 +88,53 @@ const toolsList = async (url: string) => {
   return { status: response.status, body: await response.text() }
 }
 
+/** A legacy (2025-11-25) session: `initialize` then `notifications/initialized`; its session id. */
+const legacySession = async (url: string): Promise<string> => {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+  const init = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "npm-start-test", version: "0" } }
+    })
+  })
+  const sessionId = init.headers.get("mcp-session-id") ?? ""
+  await init.text()
+  const initialized = await fetch(url, {
+    method: "POST",
+    headers: { ...headers, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+  })
+  await initialized.text()
+  return sessionId
+}
+
+/**
+ * Keeps the session's GET stream open as a listening client does: reads it, and opens it again
+ * (at most 100 times, 50 ms apart) whenever it ends or fails, until `signal` aborts. Resolves the
+ * number of GETs that got a 200 once stopped.
+ */
+const keepGetOpen = async (url: string, sessionId: string, signal: AbortSignal): Promise<number> => {
+  let opened = 0
+  for (let i = 0; i < 100 && !signal.aborted; i++) {
+    try {
+      const response = await fetch(url, {
+        headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+        signal
+      })
+      if (response.status === 200) opened++
+      await response.text()
+    } catch {
+      // refused, reset or aborted: try again unless stopped
+    }
+    await sleep(50)
+  }
+  return opened
+}
+
 describe("npm start", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(
@@ -118,4 +165,32 @@ describe("npm start", () => {
       START_MS + STOP_MS + 30_000
     )
   }
+
+  it(
+    "SIGTERM stops the server while a legacy session's GET stream is open and its client keeps reopening it",
+    async () => {
+      const { child, pgid, url } = await start()
+      const stop = new AbortController()
+      try {
+        const port = Number(new URL(url).port)
+        const sessionId = await legacySession(url)
+        assert.isNotEmpty(sessionId)
+        const gets = keepGetOpen(url, sessionId, stop.signal)
+        await sleep(500) // the GET stream is open
+        const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+        process.kill(pgid, "SIGTERM")
+        const deadline = Date.now() + STOP_MS
+        await Promise.race([exited, sleep(STOP_MS)])
+        while (groupAlive(pgid) && Date.now() < deadline) await sleep(100)
+        assert.isFalse(groupAlive(pgid), `the server is still running ${STOP_MS} ms after SIGTERM`)
+        assert.isTrue(await portFree(port), `port ${port} is still bound after SIGTERM`)
+        stop.abort()
+        assert.isAtLeast(await gets, 1, "the GET stream never opened")
+      } finally {
+        stop.abort()
+        if (groupAlive(pgid)) process.kill(-pgid, "SIGKILL")
+      }
+    },
+    START_MS + STOP_MS + 30_000
+  )
 })

@@ -352,12 +352,15 @@ export const serve = (
     const http = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host })
     yield* HttpLimits.watchWrites(node, options)
     // Runs before the listener's own finalizer (last-in first-out) and after the sessions closed:
-    // stop accepting, let open responses finish for `shutdownTimeout`, then drop what is left.
+    // stop accepting, let open responses finish for `shutdownTimeout`, then drop what is left. The
+    // wait is interruptible: finalizers run uninterruptibly, and there the timeout could not cut
+    // it short (a client that keeps sending on a kept-alive connection kept the server alive).
     const grace = options.shutdownTimeout ?? "1 second"
     yield* Effect.addFinalizer(() =>
       Effect.async<void>((resume) => {
         node.close(() => resume(Effect.void))
       }).pipe(
+        Effect.interruptible,
         Effect.timeoutOption(grace),
         Effect.ensuring(Effect.sync(() => node.closeAllConnections()))
       )
