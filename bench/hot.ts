@@ -7,7 +7,7 @@
  * Targets: `handle` (McpServer.handleMessage, modern tools/call), `handle-effect` (the same with an
  * Effect handler and a non-empty server environment), `inprocess` (McpClient over
  * InProcess), `stdio` (our client → our stdio server, sequential), `stdio-sdk` (the SDK v2 client → its stdio server, sequential), `stdio-raw` (raw client → our
- * stdio server, 32 in flight), `stdio-raw1` (the same, sequential), `read` (raw client → 1 MiB resources/read), `http` (modern and
+ * stdio server, 32 in flight; also prints the server's CPU per call), `stdio-raw1` (the same, sequential), `read` (raw client → 1 MiB resources/read), `http` (modern and
  * legacy tools/call against our HTTP server, 1 connection each), `http-load` (autocannon, 64 connections,
  * modern and legacy: the HTTP server's CPU per request; `HOT_SERVER=sdk-v1-http.ts` for the SDK's), `web` (modern tools/call through
  * WebHandler.toWebHandler, in-process: our HTTP layer without sockets). Summarise with bench/profile.ts.
@@ -142,15 +142,20 @@ const targets: Record<string, () => Promise<void>> = {
     await client.close()
   },
   "stdio-raw": async () => {
-    const client = new LineClient("ours-stdio.ts", [], "hot-stdio-raw-server")
+    const script = process.env.HOT_SERVER ?? "ours-stdio.ts" // e.g. sdk-v2-stdio.ts to compare
+    const client = new LineClient(script, [], "hot-stdio-raw-server")
     await handshake(client, "modern")
     const params = paramsJson("modern", call)
+    // Warm up, then count the server's CPU over the loop as `stdio-raw1` does.
+    for (let i = 0; i < 200; i++) expectResult(await client.requestRaw("tools/call", params), "tools/call")
+    const before = processCpuMs(client.child.pid)
     const t = await runBounded(
       async () => expectResult(await client.requestRaw("tools/call", params), "tools/call"),
       32,
       bounds
     )
-    report("stdio raw tools/call ×32", t)
+    const serverUs = ((processCpuMs(client.child.pid) - before) * 1000) / t.count
+    report(`stdio raw tools/call ×32 (server ${serverUs.toFixed(1)} µs CPU/call)`, t)
     await client.close()
   },
   "stdio-raw1": async () => {

@@ -185,20 +185,13 @@ export const dispatchClassified = (
           server.options.telemetry,
           server.context.unsafeMap.has(Tracer.ParentSpan.key),
           (operation, trace) =>
-            handleRequest(server, request, options, operation).pipe(
-              Effect.mapInputContext((current: Context.Context<never>) =>
-                requestEnvironment(server, current, operation.span, trace)
-              ),
-              Effect.map((result): Reply => ({ message: JsonRpc.success(request.id, result), status: 200 })),
-              Effect.catchAll((f) =>
-                Effect.succeed<Reply>({ message: JsonRpc.failure(request.id, f.error), status: f.status })
-              ),
-              Effect.catchAllDefect((defect) => {
-                const logged = Effect.logError(`${request.method} failed with a defect`, Cause.die(defect))
-                return (operation.span === undefined ? logged : Effect.withParentSpan(logged, operation.span)).pipe(
-                  Effect.as<Reply>({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
-                )
-              })
+            Effect.matchCauseEffect(
+              inEnvironment(server, handleRequest(server, request, options, operation), operation.span, trace),
+              {
+                onSuccess: (result) =>
+                  Effect.succeed<Reply>({ message: JsonRpc.success(request.id, result), status: 200 }),
+                onFailure: (cause) => failureReply(request, operation, cause)
+              }
             )
         ),
         Option.some
@@ -223,6 +216,45 @@ const requestEnvironment = (
   const base = server.context.unsafeMap.size === 0 ? current : Context.merge(server.context, current)
   const withSpan = span === undefined ? base : Context.add(base, Tracer.ParentSpan, span)
   return trace === undefined ? withSpan : Context.add(withSpan, Telemetry.TraceContext, trace)
+}
+
+/**
+ * `effect` in its request's environment ({@link requestEnvironment}); as it is when there is
+ * nothing to add (an empty server environment, no span, no trace context: the default without a
+ * tracer), so no context copy and no fiber-ref writes.
+ */
+const inEnvironment = <A, E>(
+  server: Server,
+  effect: Effect.Effect<A, E>,
+  span: Tracer.Span | undefined,
+  trace: Telemetry.TraceContext["Type"] | undefined
+): Effect.Effect<A, E> =>
+  server.context.unsafeMap.size === 0 && span === undefined && trace === undefined
+    ? effect
+    : Effect.mapInputContext(effect, (current: Context.Context<never>) =>
+      requestEnvironment(server, current, span, trace))
+
+/**
+ * The reply to a request that did not succeed: its `Failure` as an error response (with the
+ * failure's HTTP status); a defect logged (beneath the request's span) and answered with -32603;
+ * an interruption stays one (the request sends no response). One handler for the three, as
+ * `catchAll` then `catchAllDefect` would decide them, in that order.
+ */
+const failureReply = (
+  request: JsonRpc.Request,
+  operation: Telemetry.Operation,
+  cause: Cause.Cause<Failure>
+): Effect.Effect<Reply> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    return Effect.succeed({ message: JsonRpc.failure(request.id, failure.value.error), status: failure.value.status })
+  }
+  const defect = Cause.dieOption(cause)
+  if (Option.isNone(defect)) return Effect.failCause(Cause.stripFailures(cause))
+  const logged = Effect.logError(`${request.method} failed with a defect`, Cause.die(defect.value))
+  return (operation.span === undefined ? logged : Effect.withParentSpan(logged, operation.span)).pipe(
+    Effect.as<Reply>({ message: JsonRpc.failure(request.id, McpError.internalError()), status: 200 })
+  )
 }
 
 const handleNotification = (

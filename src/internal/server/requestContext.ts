@@ -68,13 +68,20 @@ export const makeContext = (
 export const liftIn = <A, E, R>(
   ctx: RequestContextShape,
   run: () => HandlerResult<A, E, R>
-): Effect.Effect<A, E, Exclude<R, RequestContext>> =>
-  Effect.suspend(() => {
-    const out = run()
-    if (Effect.isEffect(out)) return Effect.provideService(out, RequestContext, ctx)
-    if (isPromiseLike(out)) return Effect.promise(() => Promise.resolve(out))
-    return Effect.succeed(out)
-  })
+): Effect.Effect<A, E, Exclude<R, RequestContext>> => Effect.suspend(() => lifted(ctx, run()))
+
+/** What {@link liftIn} makes of a handler's return value once the handler has been called. */
+export const lifted = <A, E, R>(
+  ctx: RequestContextShape,
+  out: HandlerResult<A, E, R>
+): Effect.Effect<A, E, Exclude<R, RequestContext>> => {
+  if (Effect.isEffect(out)) return Effect.provideService(out, RequestContext, ctx)
+  if (isPromiseLike(out)) return Effect.promise(() => Promise.resolve(out))
+  return Effect.succeed(out)
+}
+
+/** Is a handler's return value its result itself (neither an Effect nor a Promise)? */
+export const isPlain = <A, E, R>(out: HandlerResult<A, E, R>): out is A => !Effect.isEffect(out) && !isPromiseLike(out)
 
 const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"

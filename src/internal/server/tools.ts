@@ -21,7 +21,7 @@ import { quote } from "../quote.js"
 import { fail, Failure } from "./failure.js"
 import type { Server } from "./model.js"
 import { nextCursor, page } from "./paging.js"
-import { liftIn } from "./requestContext.js"
+import { isPlain, lifted } from "./requestContext.js"
 import type * as Defs from "./snapshot.js"
 import * as Tasks from "./tasks.js"
 
@@ -102,42 +102,78 @@ export const callTool = (
   )
 }
 
-/** Runs a tool's handler on validated arguments and maps its outcome to a `CallToolResult`. */
+/**
+ * Runs a tool's handler on validated arguments and maps its outcome to a `CallToolResult`. A
+ * handler that returns its result itself (neither an Effect nor a Promise) is answered in the
+ * same step, without the combinators an Effect's outcome goes through (bench/README.md, "Issue
+ * #24: server core"); a throw is a defect on either path (`Handler.lift`'s semantics).
+ */
 const runTool = (
   server: Server,
   tool: Defs.CompiledTool,
   args: JsonRpc.JsonObject,
   ctx: RequestContextShape
-): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> => {
-  const name = tool.def.name
-  const validator = validatorOf(server)
-  return liftIn(ctx, () => tool.def.handler(args, ctx)).pipe(
-    Effect.map(toCallToolResult),
-    Effect.catchAll((e): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> => {
-      switch (e._tag) {
-        case "ToolError":
-          return Effect.succeed({
-            content: e.content === undefined ? [Content.text(e.message)] : toBlocks(e.content),
-            ...(e.structuredContent === undefined ? {} : { structuredContent: e.structuredContent }),
-            isError: true
-          })
-        case "McpError":
-          return fail(e)
-        case "InputRequired":
-          return Effect.fail(e)
-        default:
-          // untyped code failed with a type no handler declares: a defect (below), never input_required
-          return Effect.die(e)
+): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> =>
+  Effect.suspend(() => {
+    const validator = validatorOf(server)
+    let out: ReturnType<typeof tool.def.handler>
+    try {
+      out = tool.def.handler(args, ctx)
+    } catch (defect) {
+      return toolDefect(server, validator, tool, ctx, defect)
+    }
+    if (isPlain(out)) {
+      let result: McpSchema.CallToolResult
+      try {
+        result = toCallToolResult(out)
+      } catch (defect) {
+        return toolDefect(server, validator, tool, ctx, defect)
       }
-    }),
-    Effect.catchAllDefect((defect) =>
-      Effect.logError(`tool ${name} failed with a defect`, Cause.die(defect)).pipe(
-        Effect.as(errorResult(describeDefect(defect, server.options.exposeErrorMessages === true)))
-      )
-    ),
-    Effect.flatMap((result) => checkToolResult(server, validator, tool, ctx, result))
+      return checkToolResult(server, validator, tool, ctx, result)
+    }
+    return lifted(ctx, out).pipe(
+      Effect.map(toCallToolResult),
+      Effect.catchAll((e): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> => {
+        switch (e._tag) {
+          case "ToolError":
+            return Effect.succeed({
+              content: e.content === undefined ? [Content.text(e.message)] : toBlocks(e.content),
+              ...(e.structuredContent === undefined ? {} : { structuredContent: e.structuredContent }),
+              isError: true
+            })
+          case "McpError":
+            return fail(e)
+          case "InputRequired":
+            return Effect.fail(e)
+          default:
+            // untyped code failed with a type no handler declares: a defect (below), never input_required
+            return Effect.die(e)
+        }
+      }),
+      Effect.catchAllDefect((defect) => defectResult(server, tool, defect)),
+      Effect.flatMap((result) => checkToolResult(server, validator, tool, ctx, result))
+    )
+  })
+
+/** A tool's defect: logged, answered with an `isError` result naming it. */
+const defectResult = (
+  server: Server,
+  tool: Defs.CompiledTool,
+  defect: unknown
+): Effect.Effect<McpSchema.CallToolResult> =>
+  Effect.logError(`tool ${tool.def.name} failed with a defect`, Cause.die(defect)).pipe(
+    Effect.as(errorResult(describeDefect(defect, server.options.exposeErrorMessages === true)))
   )
-}
+
+/** A defect thrown by a handler that returned no Effect: as {@link defectResult}, then the result check. */
+const toolDefect = (
+  server: Server,
+  validator: JsonSchema.Validator | undefined,
+  tool: Defs.CompiledTool,
+  ctx: RequestContextShape,
+  defect: unknown
+): Effect.Effect<McpSchema.CallToolResult> =>
+  Effect.flatMap(defectResult(server, tool, defect), (result) => checkToolResult(server, validator, tool, ctx, result))
 
 /** The output-schema check, and the legacy shape of `structuredContent`. */
 const checkToolResult = (
