@@ -16,7 +16,7 @@ import * as Telemetry from "../telemetry.js"
 import * as Cache from "./cache.js"
 import { ClientError } from "./error.js"
 import * as ClientInput from "./input.js"
-import { makeRouter } from "./routing.js"
+import { hasHooks, makeRouter } from "./routing.js"
 import type { Setup, State } from "./state.js"
 
 /** A fresh request id of this client. */
@@ -49,14 +49,17 @@ export const exchange = (
         onRequest: requestOptions?.onRequest ?? setup.answerServer,
         timeout: deadline
       }).pipe(
-        Effect.mapError((e): CallError =>
-          e.reason === "Timeout" ? new ClientError({ reason: "Timeout", message: `${method} timed out` }) : e
-        ),
-        Effect.flatMap((response) =>
-          JsonRpc.isErrorResponse(response)
-            ? Effect.fail(JsonRpc.McpError.fromErrorObject(response.error))
-            : Effect.succeed(response.result)
-        )
+        // one continuation for both outcomes
+        Effect.matchEffect({
+          onFailure: (e): Effect.Effect<never, CallError> =>
+            Effect.fail(
+              e.reason === "Timeout" ? new ClientError({ reason: "Timeout", message: `${method} timed out` }) : e
+            ),
+          onSuccess: (response) =>
+            JsonRpc.isErrorResponse(response)
+              ? Effect.fail(JsonRpc.McpError.fromErrorObject(response.error))
+              : Effect.succeed(response.result)
+        })
       )
   )
 
@@ -182,41 +185,51 @@ const nextRound = (
     }
   })
 
-/** Sends `method` until its result is final, answering `input_required` rounds. */
-const rounds = (
+/**
+ * Sends `method` until its result is final, answering `input_required` rounds, and continues
+ * with `done` (the final result, and whether input rounds were answered): one continuation per
+ * round, whatever the caller makes of the result (bench/README.md, "Issue #24: client").
+ */
+const rounds = <A>(
   state: State,
   method: string,
   params: JsonRpc.JsonObject | undefined,
   token: JsonRpc.RequestId | undefined,
-  callOptions: CallOptions
-): Effect.Effect<Outcome, CallError> => {
+  callOptions: CallOptions,
+  done: (result: JsonRpc.JsonObject, usedInput: boolean) => Effect.Effect<A, CallError>
+): Effect.Effect<A, CallError> => {
   const deadline = callOptions.timeout === undefined ? state.timeout : Duration.decode(callOptions.timeout)
-  const round = (n: number, retry: JsonRpc.JsonObject | undefined): Effect.Effect<Outcome, CallError> =>
-    makeRouter(token, callOptions).pipe(
-      Effect.flatMap((onNotification) =>
-        exchange(
-          state,
-          state.counters.nextId++,
-          method,
-          retry,
-          { onNotification, onRequest: callOptions.onRequest },
-          deadline
-        )
-      ),
-      Effect.flatMap((result): Effect.Effect<Outcome, CallError> => {
+  const send =
+    (retry: JsonRpc.JsonObject | undefined) =>
+    (onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined) =>
+      exchange(
+        state,
+        state.counters.nextId++,
+        method,
+        retry,
+        { onNotification, onRequest: callOptions.onRequest },
+        deadline
+      )
+  const round = (n: number, retry: JsonRpc.JsonObject | undefined): Effect.Effect<A, CallError> =>
+    // without hooks there is no router to make (one Effect step less per call); `round` runs
+    // only when its Effect does (in `call`'s suspend, `cachedCall`'s gen, the previous round's flatMap)
+    Effect.flatMap(
+      hasHooks(callOptions) ? Effect.flatMap(makeRouter(token, callOptions), send(retry)) : send(retry)(undefined),
+      (result): Effect.Effect<A, CallError> => {
         const resultType = result.resultType
-        if (resultType === undefined || resultType === "complete") {
-          return Effect.succeed({ result, usedInput: n > 0 })
-        }
+        if (resultType === undefined || resultType === "complete") return done(result, n > 0)
         // Tasks extension: a CreateTaskResult answers only tools/call, and only a declaring client.
         if (resultType === "task" && method === McpSchema.Method.toolsCall && state.declaresTasks && state.isModern) {
-          return Effect.succeed({ result, usedInput: true })
+          return done(result, true)
         }
         return Effect.flatMap(nextRound(state, method, params, n, result), (next) => round(n + 1, next))
-      })
+      }
     )
   return round(0, params)
 }
+
+const toOutcome = (result: JsonRpc.JsonObject, usedInput: boolean): Effect.Effect<Outcome> =>
+  Effect.succeed({ result, usedInput })
 
 /**
  * A call through the cache: a fresh entry answers it; otherwise the result is stored for its
@@ -236,7 +249,7 @@ const cachedCall = (
     const hit = yield* cache.lookup(method, first.params)
     if (Option.isSome(hit)) return hit.value
     const generation = yield* cache.generation(method, first.params)
-    const outcome = yield* rounds(state, method, first.params, first.token, callOptions).pipe(
+    const outcome = yield* rounds(state, method, first.params, first.token, callOptions, toOutcome).pipe(
       Effect.tapError((e) =>
         e._tag === "McpError" && e.code === JsonRpc.ErrorCode.InvalidParams &&
           Cache.LISTS.has(method) && typeof params?.cursor === "string"
@@ -260,12 +273,26 @@ export const call = (
   method: string,
   params: JsonRpc.JsonObject | undefined,
   callOptions: CallOptions = {}
-): Effect.Effect<JsonRpc.JsonObject, CallError> => {
+): Effect.Effect<JsonRpc.JsonObject, CallError> => callThen(state, method, params, callOptions, Effect.succeed)
+
+/**
+ * {@link call} continued with `then` on its final raw result (a decoder): on the common path (no
+ * cache) `then` is the round's own continuation, not one more step.
+ */
+export const callThen = <A>(
+  state: State,
+  method: string,
+  params: JsonRpc.JsonObject | undefined,
+  callOptions: CallOptions,
+  then: (result: JsonRpc.JsonObject) => Effect.Effect<A, CallError>
+): Effect.Effect<A, CallError> => {
   const cache = state.cache
-  if (cache !== undefined && Cache.CACHEABLE.has(method)) return cachedCall(state, cache, method, params, callOptions)
+  if (cache !== undefined && Cache.CACHEABLE.has(method)) {
+    return Effect.flatMap(cachedCall(state, cache, method, params, callOptions), then)
+  }
   // the common path: no cache, no Effect.gen
   return Effect.suspend(() => {
     const first = firstParams(state, params, callOptions)
-    return Effect.map(rounds(state, method, first.params, first.token, callOptions), (outcome) => outcome.result)
+    return rounds(state, method, first.params, first.token, callOptions, then)
   })
 }

@@ -20,7 +20,7 @@ import * as Skill from "../../Skill.js"
 import * as Task from "../../Task.js"
 import type { ClientTransport } from "../../Transport.js"
 import * as Telemetry from "../telemetry.js"
-import { call, send } from "./call.js"
+import { call, callThen, send } from "./call.js"
 import { decoder } from "./decode.js"
 import { ClientError } from "./error.js"
 import * as Listen from "./listen.js"
@@ -187,16 +187,19 @@ const callTool = (
   tasks: Task.TaskClient
 ): McpClient["callTool"] =>
 (name, args, callOptions) =>
-  call(state, McpSchema.Method.toolsCall, {
-    name,
-    arguments: args ?? {},
-    ...(callOptions?._meta === undefined ? {} : { _meta: callOptions._meta })
-  }, callOptions).pipe(
-    Effect.flatMap((result) =>
+  callThen(
+    state,
+    McpSchema.Method.toolsCall,
+    {
+      name,
+      arguments: args ?? {},
+      ...(callOptions?._meta === undefined ? {} : { _meta: callOptions._meta })
+    },
+    callOptions ?? {},
+    (result) =>
       TaskClient.isTaskResult(result)
         ? Effect.flatMap(TaskClient.decodeCreateTaskResult(result), (created) => tasks.awaitResult(created.taskId))
         : TaskClient.decodeCallToolResult(result)
-    )
   )
 
 /** The `McpClient` record over a connected client's state. */

@@ -7,6 +7,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
 import { TransportError } from "../../Transport.js"
 import { MAX_TIMER_MILLIS, rootFork, startTimer } from "../runtime.js"
 
@@ -33,25 +34,39 @@ export const withTimeout = <A>(
   if (millis > MAX_TIMER_MILLIS) {
     return Effect.timeoutFail(self, { duration, onTimeout: () => timeoutError(method) })
   }
-  return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
-    Effect.async<A, TransportError>((resume) => {
-      const fiber = rootFork(runtime)(self)
-      // Done already (an in-process request often completes synchronously): no timer, and no
-      // canceller (an `Effect.async` that returns one is wrapped in an interrupt handler).
-      const exit = fiber.unsafePoll()
-      if (exit !== null) return resume(exit)
-      let done = false
-      const cancelTimer = startTimer(millis, () => {
-        if (done) return
-        done = true
-        resume(Effect.zipRight(Fiber.interrupt(fiber), Effect.fail(timeoutError(method))))
-      })
-      fiber.addObserver((exit) => {
-        cancelTimer()
-        if (done) return
-        done = true
-        resume(exit)
-      })
+  return Effect.withFiberRuntime<A, TransportError>((caller, status) => {
+    const fiber = rootFork(Runtime.make({
+      context: caller.currentContext,
+      runtimeFlags: status.runtimeFlags,
+      fiberRefs: caller.getFiberRefs()
+    }))(self)
+    // Done already (an in-process request often completes synchronously): its Exit is the answer,
+    // with no timer and no `Effect.async` (whose resumption is a scheduler step of its own).
+    const exit = fiber.unsafePoll()
+    if (exit !== null) return exit
+    // The deadline starts here, not in the wait below, so the request stays bounded even if this
+    // fiber is interrupted before it reaches the wait (then the wait's canceller never runs).
+    let outcome: Effect.Effect<A, TransportError> | undefined
+    let resume: ((effect: Effect.Effect<A, TransportError>) => void) | undefined
+    const settle = (effect: Effect.Effect<A, TransportError>): void => {
+      if (outcome !== undefined) return
+      outcome = effect
+      if (resume !== undefined) resume(effect)
+    }
+    const cancelTimer = startTimer(millis, () => {
+      fiber.unsafeInterruptAsFork(caller.id())
+      settle(Effect.zipRight(Fiber.await(fiber), Effect.fail(timeoutError(method))))
+    })
+    fiber.addObserver((exit) => {
+      cancelTimer()
+      settle(exit)
+    })
+    return Effect.async<A, TransportError>((resumeWith) => {
+      // Settled meanwhile: no canceller (an `Effect.async` that returns one is wrapped in an
+      // interrupt handler).
+      if (outcome !== undefined) return resumeWith(outcome)
+      resume = resumeWith
       return Fiber.interrupt(fiber)
-    }))
+    })
+  })
 }

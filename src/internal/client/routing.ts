@@ -14,6 +14,10 @@ const levelOf = (u: unknown): McpSchema.LoggingLevel | undefined => McpSchema.LO
 
 const NO_ROUTER = Effect.succeed(undefined)
 
+/** Does the caller pass a notification hook (`onProgress`, `onLog`, `onNotification`)? */
+export const hasHooks = (options: CallOptions): boolean =>
+  options.onProgress !== undefined || options.onLog !== undefined || options.onNotification !== undefined
+
 /**
  * The `onNotification` of one round of a call, or `undefined` when the caller has no hook.
  * Progress values are tracked per round: a retried MRTR request restarts the server's work.
@@ -22,7 +26,7 @@ export const makeRouter = (
   token: JsonRpc.RequestId | undefined,
   options: CallOptions
 ): Effect.Effect<((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined> =>
-  options.onProgress === undefined && options.onLog === undefined && options.onNotification === undefined
+  !hasHooks(options)
     ? NO_ROUTER
     : Effect.gen(function*() {
       const { onLog, onNotification, onProgress } = options

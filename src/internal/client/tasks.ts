@@ -21,8 +21,8 @@ const decodeDetailedTask = decoder(Task.DetailedTask, Task.Method.get)
 const decodeTaskResult = decoder(McpSchema.CallToolResult, Task.Method.get)
 /** A `tools/call` result that is a task (`resultType: "task"`). */
 export const decodeCreateTaskResult = decoder(Task.CreateTaskResult, McpSchema.Method.toolsCall)
-/** A final `tools/call` result. */
-export const decodeCallToolResult = decoder(McpSchema.CallToolResult, McpSchema.Method.toolsCall)
+/** A final `tools/call` result (never cached: each is its own parse of the wire, so `fresh`). */
+export const decodeCallToolResult = decoder(McpSchema.CallToolResult, McpSchema.Method.toolsCall, { fresh: true })
 
 /** What the task client needs from the client it belongs to. */
 export interface Deps {

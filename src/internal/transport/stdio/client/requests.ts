@@ -127,25 +127,26 @@ export const current = (client: Client): Effect.Effect<Connection, TransportErro
   )
 
 /**
- * The current process for a request with `timeout`: at once when it is running; while the
- * transport restarts one, the wait counts against the request's timeout (the rest is left
- * for the request itself).
+ * `use` on the current process for a request with `timeout`: at once when it is running; while
+ * the transport restarts one, the wait counts against the request's timeout (`use` gets the rest).
  */
-const currentFor = (
+const onCurrent = <A>(
   client: Client,
   message: JsonRpc.Request,
-  requestOptions: RequestOptions | undefined
-): Effect.Effect<readonly [Connection, RequestOptions | undefined], TransportError> =>
+  requestOptions: RequestOptions | undefined,
+  use: (connection: Connection, rest: RequestOptions | undefined) => Effect.Effect<A, TransportError>
+): Effect.Effect<A, TransportError> =>
   Effect.flatMap(Ref.get(client.lifecycle), (s) => {
     if (s.closed !== undefined) return Effect.fail(s.closed)
     return Effect.flatMap(Deferred.poll(s.connection), (ready) => {
-      if (Option.isSome(ready)) return Effect.map(ready.value, (c) => [c, requestOptions] as const)
+      // running (the hot path): straight on, no tuple or `map` step
+      if (Option.isSome(ready)) return Effect.flatMap(ready.value, (c) => use(c, requestOptions))
       const millis = timeoutMillis(requestOptions?.timeout)
-      if (millis === undefined) return Effect.map(Deferred.await(s.connection), (c) => [c, requestOptions] as const)
+      if (millis === undefined) return Effect.flatMap(Deferred.await(s.connection), (c) => use(c, requestOptions))
       const startedAt = Date.now()
       return Deferred.await(s.connection).pipe(
         Effect.timeoutFail({ duration: millis, onTimeout: () => timeoutError(message.method) }),
-        Effect.map((c) => [c, { ...requestOptions, timeout: Math.max(1, millis - (Date.now() - startedAt)) }] as const)
+        Effect.flatMap((c) => use(c, { ...requestOptions, timeout: Math.max(1, millis - (Date.now() - startedAt)) }))
       )
     })
   })
@@ -156,9 +157,11 @@ export const request = (
   message: JsonRpc.Request,
   requestOptions?: RequestOptions
 ): Effect.Effect<JsonRpc.Response, TransportError> =>
-  Effect.flatMap(
-    currentFor(client, message, requestOptions),
-    ([connection, rest]) =>
+  onCurrent(
+    client,
+    message,
+    requestOptions,
+    (connection, rest) =>
       message.method === McpSchema.Method.initialize && client.options.restart !== undefined
         ? Effect.tap(
           requestOn(client, connection, message, rest),
