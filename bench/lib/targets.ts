@@ -29,8 +29,27 @@ export interface Checked {
   readonly met: boolean | null
 }
 
-const modern = "modern stateless tools/call"
-const legacy = "legacy session tools/call"
+/** req/s at 1 and 64 connections ≥ `min` × the SDK's, p99 latency ≤ the SDK's. */
+const httpTargets = (era: "modern" | "legacy", vs: string, min: number): ReadonlyArray<Target> => {
+  const figure = era === "modern" ? "modern stateless tools/call" : "legacy session tools/call"
+  const sdk = vs === "sdk-v2" ? "v2" : "v1"
+  return [1, 64].flatMap((conns) => [
+    {
+      label: `HTTP ${era} req/s, ${conns} conn ≥ ${min === 1 ? "" : `${min}× `}${sdk}`,
+      suite: "http",
+      figure: `${figure}, ${conns} conn, requests/s`,
+      vs,
+      min
+    },
+    {
+      label: `HTTP ${era} p99, ${conns} conn ≤ ${sdk}`,
+      suite: "http",
+      figure: `${figure}, ${conns} conn, p99 latency`,
+      vs,
+      max: 1
+    }
+  ])
+}
 
 export const TARGETS: ReadonlyArray<Target> = [
   {
@@ -49,34 +68,7 @@ export const TARGETS: ReadonlyArray<Target> = [
     max: 1,
     oursMax: 200
   },
-  {
-    label: "HTTP modern req/s, 1 conn ≥ 2× v2",
-    suite: "http",
-    figure: `${modern}, 1 conn, requests/s`,
-    vs: "sdk-v2",
-    min: 2
-  },
-  {
-    label: "HTTP modern req/s, 64 conn ≥ 2× v2",
-    suite: "http",
-    figure: `${modern}, 64 conn, requests/s`,
-    vs: "sdk-v2",
-    min: 2
-  },
-  {
-    label: "HTTP modern p99, 1 conn ≤ v2",
-    suite: "http",
-    figure: `${modern}, 1 conn, p99 latency`,
-    vs: "sdk-v2",
-    max: 1
-  },
-  {
-    label: "HTTP modern p99, 64 conn ≤ v2",
-    suite: "http",
-    figure: `${modern}, 64 conn, p99 latency`,
-    vs: "sdk-v2",
-    max: 1
-  },
+  ...httpTargets("modern", "sdk-v2", 2),
   {
     label: "stdio own pair, 32 in flight ≥ 2× v2",
     suite: "stdio",
@@ -126,34 +118,7 @@ export const TARGETS: ReadonlyArray<Target> = [
     vs: "sdk-v1",
     min: 1
   },
-  {
-    label: "HTTP legacy req/s, 1 conn ≥ v1",
-    suite: "http",
-    figure: `${legacy}, 1 conn, requests/s`,
-    vs: "sdk-v1",
-    min: 1
-  },
-  {
-    label: "HTTP legacy req/s, 64 conn ≥ v1",
-    suite: "http",
-    figure: `${legacy}, 64 conn, requests/s`,
-    vs: "sdk-v1",
-    min: 1
-  },
-  {
-    label: "HTTP legacy p99, 1 conn ≤ v1",
-    suite: "http",
-    figure: `${legacy}, 1 conn, p99 latency`,
-    vs: "sdk-v1",
-    max: 1
-  },
-  {
-    label: "HTTP legacy p99, 64 conn ≤ v1",
-    suite: "http",
-    figure: `${legacy}, 64 conn, p99 latency`,
-    vs: "sdk-v1",
-    max: 1
-  },
+  ...httpTargets("legacy", "sdk-v1", 1),
   {
     label: "RSS after 10k calls ≤ v2",
     suite: "memory",

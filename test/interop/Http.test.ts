@@ -380,30 +380,40 @@ layer(
     }))
 })
 
+/**
+ * Connects our client to `url` answering every elicitation "Ada", then calls the SDK v1 `--ask`
+ * server's `ask_outside`, whose elicitation/create relates to no request: it can only arrive on the
+ * legacy session's GET stream. Yields the connected era and the messages the client was asked.
+ */
+const askOutside = (url: string) =>
+  Effect.gen(function*() {
+    const asked: Array<string> = []
+    const transport = yield* StreamableHttp.client({ url })
+    const client = yield* bounded(
+      McpClient.connect(transport, {
+        name: "presa-interop",
+        version: "0.0.0",
+        onElicit: (params) =>
+          Effect.sync(() => {
+            asked.push(String(params.message))
+            return { action: "accept" as const, content: { name: "Ada" } }
+          })
+      }),
+      "connect"
+    )
+    // no listen: the transport opened the GET stream after notifications/initialized
+    const result = yield* bounded(client.callTool("ask_outside"), "ask_outside")
+    expect(result.content).toEqual([{ type: "text", text: "name=Ada" }])
+    return { era: client.info.era, asked }
+  })
+
 describe("our client keeps the legacy session's GET stream open (issue 18)", () => {
   it.scopedLive(
     "SDK v1 server: an elicitation/create related to no request reaches onElicit",
     () =>
       Effect.gen(function*() {
-        const url = yield* spawnSdkServer("v1", ["--ask"])
-        const asked: Array<string> = []
-        const transport = yield* StreamableHttp.client({ url })
-        const client = yield* bounded(
-          McpClient.connect(transport, {
-            name: "presa-interop",
-            version: "0.0.0",
-            onElicit: (params) =>
-              Effect.sync(() => {
-                asked.push(String(params.message))
-                return { action: "accept" as const, content: { name: "Ada" } }
-              })
-          }),
-          "connect"
-        )
-        expect(client.info.era).toBe("legacy")
-        // no listen: the transport opened the GET stream after notifications/initialized
-        const result = yield* bounded(client.callTool("ask_outside"), "ask_outside")
-        expect(result.content).toEqual([{ type: "text", text: "name=Ada" }])
+        const { asked, era } = yield* askOutside(yield* spawnSdkServer("v1", ["--ask"]))
+        expect(era).toBe("legacy")
         expect(asked).toEqual(["Your name?"])
       }),
     { timeout: 60_000 }
@@ -418,22 +428,7 @@ describe("our client keeps the legacy session's GET stream open (issue 18)", () 
         const balancer = yield* RoundRobin.make([Number(new URL(url).port)], {
           cut: (req) => req.method === "GET" && ++gets === 1
         })
-        const asked: Array<string> = []
-        const transport = yield* StreamableHttp.client({ url: balancer.url })
-        const client = yield* bounded(
-          McpClient.connect(transport, {
-            name: "presa-interop",
-            version: "0.0.0",
-            onElicit: (params) =>
-              Effect.sync(() => {
-                asked.push(String(params.message))
-                return { action: "accept" as const, content: { name: "Ada" } }
-              })
-          }),
-          "connect"
-        )
-        const result = yield* bounded(client.callTool("ask_outside"), "ask_outside")
-        expect(result.content).toEqual([{ type: "text", text: "name=Ada" }])
+        const { asked } = yield* askOutside(balancer.url)
         expect(asked).toEqual(["Your name?"])
         expect(gets).toBe(2)
       }),
