@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import { ExitCode } from "./internal/cli/exitCode.js"
 import { CliIo, type Io } from "./internal/cli/io.js"
 import * as Main from "./internal/cli/main.js"
+import * as Stdio from "./transport/Stdio.js"
 
 const write = (stream: NodeJS.WriteStream) => (text: string): Effect.Effect<void> =>
   text === "" ? Effect.void : Effect.async<void>((resume) => {
@@ -55,6 +56,9 @@ const program = Main.run(
   })
 ).pipe(
   Effect.provideService(CliIo, io),
+  // logs (a client's reconnection notices, a proxy's backend events) go to stderr: stdout carries
+  // only the command's output (one JSON document per line under --json) or the proxy's MCP wire
+  Effect.provide(Stdio.layerLogger),
   Effect.provide(StderrTerminal),
   Effect.provide(NodeContext.layer)
 )

@@ -374,6 +374,24 @@ describe.concurrent("presa-mcp against the library over HTTP", () => {
     assert.strictEqual(await closed, 0)
     await Effect.runPromise(McpServer.removeTool(server, "extra"))
   })
+  it("logs go to stderr: a legacy listen whose server stops logs its reconnection there; stdout holds no log line", {
+    timeout: TEST_MS
+  }, async () => {
+    const own = await Effect.runPromise(Scope.make())
+    const stopping = await Effect.runPromise(McpServer.make({ name: "stopping", version: "0.0.0", listChanged: true }))
+    const address = await Effect.runPromise(
+      Scope.extend(StreamableHttp.serve(stopping, { port: 0, host: "127.0.0.1" }), own)
+    )
+    const child = spawnCli(["listen", address.url, "--era", "legacy", "--json"])
+    const { closed, seen, waitFor } = watch(child)
+    await waitFor(() => seen.stderr.includes("listening:"), "listening")
+    await Effect.runPromise(Scope.close(own, Exit.void))
+    await waitFor(() => seen.stderr.includes("level=INFO"), "a log line (the client's reconnection notice)")
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGKILL")
+    await closed
+    assert.notInclude(seen.stdout, "level=")
+    assert.notInclude(seen.stdout, "listening again")
+  })
 })
 
 describe("presa-mcp on a terminal (a pseudo-terminal from script(1))", () => {

@@ -154,6 +154,9 @@ export const serve: <E, E2, R, R2>(
   options: ServeOptions<E, E2, R, R2>
 ) => Effect.Effect<void, TransportError, R | R2> = internal.serve
 
+// One instance, so that installing `layerLogger` twice (a command line that serves stdio) logs once.
+const stderrLogger = Logger.withConsoleError(Logger.logfmtLogger)
+
 /**
  * Replaces the loggers that write to stdout — Effect's default logger, and the pretty logger
  * `NodeRuntime.runMain` installs in its place — with a logfmt logger on stderr. Other loggers
@@ -169,7 +172,7 @@ export const layerLogger: Layer.Layer<never> = Layer.scopedDiscard(
       loggers.pipe(
         HashSet.remove(Logger.defaultLogger),
         HashSet.remove(Logger.prettyLoggerDefault),
-        HashSet.add(Logger.withConsoleError(Logger.logfmtLogger))
+        HashSet.add(stderrLogger)
       )
   )
 )
