@@ -413,6 +413,9 @@ export const layerTaskStore: Layer.Layer<Task.TaskStore, never, RedisConnection>
       )
     const write = (owner: string, record: Task.TaskRecord, now: number) => (m: ChainableCommander) => {
       m.set(taskKey(record.taskId), toStored(owner, record), "PX", Math.max(1, record.expiresAt - now))
+      // our task and our liveness in one transaction: right after Redis restarted empty, a task
+      // written before the next heartbeat would otherwise read as stopped on another instance
+      if (owner === self) m.set(aliveKey(self), "1", "PX", aliveMs)
       if (owner === self && Task.isTerminal(record.status)) m.zrem(runningKey, record.taskId)
       return m
     }
