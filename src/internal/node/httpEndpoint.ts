@@ -89,7 +89,7 @@ class BodyUnreadable {
 /**
  * The body in one piece, counted as it arrives: past `maxBytes` the chunks are dropped until the
  * end (`BodyTooLarge` then) unless more than `discardBytes` follow (`BodyTooLarge` at once, and
- * reading stops), as `wire.ts` `readBounded` does for the platform's stream.
+ * reading stops): `wire.ts` `bodyLimit`, the rule `readBounded` applies to the platform's stream.
  */
 const readBody = (
   request: NodeHttp.IncomingMessage,
@@ -106,14 +106,17 @@ const readBody = (
     }
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength
-      if (size <= maxBytes) {
-        chunks.push(chunk)
-      } else if (size > maxBytes + discardBytes) {
-        cleanup()
-        request.pause()
-        resume(Effect.fail(new Http.BodyTooLarge({ limitBytes: maxBytes })))
-      } else {
-        chunks = []
+      switch (Http.bodyLimit(size, maxBytes, discardBytes)) {
+        case "keep":
+          chunks.push(chunk)
+          break
+        case "drop":
+          chunks = []
+          break
+        case "stop":
+          cleanup()
+          request.pause()
+          resume(Effect.fail(new Http.BodyTooLarge({ limitBytes: maxBytes })))
       }
     }
     const onEnd = () => {

@@ -177,6 +177,14 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly li
  * Reading a too-large request body to its end lets the client finish its upload and read the
  * `413` (stopping early makes the platform destroy the request, which the client sees as a reset).
  */
+/**
+ * What a body of `size` bytes so far (this chunk included) means for its reading under the limits
+ * of `readBounded`: keep the chunk, drop it (over `maxBytes`: read on, then `413`), or stop
+ * (over `maxBytes + discardBytes`). The one rule both readers of a body apply.
+ */
+export const bodyLimit = (size: number, maxBytes: number, discardBytes: number): "keep" | "drop" | "stop" =>
+  size <= maxBytes ? "keep" : size > maxBytes + discardBytes ? "stop" : "drop"
+
 export const readBounded = <E>(
   stream: Stream.Stream<Uint8Array, E>,
   maxBytes: number,
@@ -188,10 +196,14 @@ export const readBounded = <E>(
       { chunks: Chunk.empty<Uint8Array>(), size: 0 },
       (acc, chunk) => {
         const size = acc.size + chunk.byteLength
-        if (size <= maxBytes) return Effect.succeed({ chunks: Chunk.append(acc.chunks, chunk), size })
-        return size > maxBytes + discardBytes
-          ? Effect.fail(new BodyTooLarge({ limitBytes: maxBytes }))
-          : Effect.succeed({ chunks: Chunk.empty<Uint8Array>(), size })
+        switch (bodyLimit(size, maxBytes, discardBytes)) {
+          case "keep":
+            return Effect.succeed({ chunks: Chunk.append(acc.chunks, chunk), size })
+          case "drop":
+            return Effect.succeed({ chunks: Chunk.empty<Uint8Array>(), size })
+          case "stop":
+            return Effect.fail(new BodyTooLarge({ limitBytes: maxBytes }))
+        }
       }
     ),
     ({ chunks, size }) =>
