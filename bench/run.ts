@@ -134,7 +134,10 @@ const main = async (): Promise<void> => {
     console.log(`\ntargets of issue #24 (${checked.filter((t) => t.met).length} of ${checked.length} met in this run)`)
     for (const t of checked) {
       const ratio = t.ratio === null ? "–" : `${t.ratio.toFixed(2)}×`
-      console.log(`  ${t.met ? "met    " : "not met"}  ${t.label.padEnd(58)} ${ratio.padStart(7)}  (want ${t.want})`)
+      const ceiling = t.ceiling === null ? "" : `; a server doing no work: ${t.ceiling.toFixed(2)}×`
+      console.log(
+        `  ${t.met ? "met    " : "not met"}  ${t.label.padEnd(58)} ${ratio.padStart(7)}  (want ${t.want}${ceiling})`
+      )
     }
   }
   for (const f of failures) console.log(`\nsuite ${f.suite} failed: ${f.error}`)

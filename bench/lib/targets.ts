@@ -17,6 +17,11 @@ export interface Target {
   readonly max?: number
   /** And ours at most this figure (in the row's unit). */
   readonly oursMax?: number
+  /**
+   * The row (same suite and `vs`) whose ratio is the most any server can reach on this one
+   * (`stdio.ts`: the SDK v2 client against a server that does no work): printed beside the target.
+   */
+  readonly ceilingFigure?: string
 }
 
 export interface Checked {
@@ -27,6 +32,8 @@ export interface Checked {
   readonly want: string
   /** `null` when the run has no such row. */
   readonly met: boolean | null
+  /** The ceiling row's ratio (`Target.ceilingFigure`), when the target has one and the run that row. */
+  readonly ceiling: number | null
 }
 
 /** req/s at 1 and 64 connections ≥ `min` × the SDK's, p99 latency ≤ the SDK's. */
@@ -81,14 +88,16 @@ export const TARGETS: ReadonlyArray<Target> = [
     suite: "stdio",
     figure: "SDK v2 client → server, sequential",
     vs: "sdk-v2",
-    min: 2
+    min: 2,
+    ceilingFigure: "ceiling: SDK v2 client → canned server, sequential"
   },
   {
     label: "SDK v2 client → our stdio server, 32 in flight ≥ 2× v2",
     suite: "stdio",
     figure: "SDK v2 client → server, 32 in flight",
     vs: "sdk-v2",
-    min: 2
+    min: 2,
+    ceilingFigure: "ceiling: SDK v2 client → canned server, 32 in flight"
   },
   {
     label: "core server only ≥ v1",
@@ -144,12 +153,15 @@ const want = (t: Target): string =>
 
 export const check = (rows: ReadonlyArray<Row>): ReadonlyArray<Checked> =>
   TARGETS.map((t) => {
-    const r = rows.find((x) => x.suite === t.suite && x.figure === t.figure && x.officialName === t.vs)
+    const find = (figure: string | undefined) =>
+      rows.find((x) => x.suite === t.suite && x.figure === figure && x.officialName === t.vs)
+    const r = find(t.figure)
     const ratio = r?.ratio ?? null
     const ours = r?.ours ?? null
     const met = ratio === null || ours === null
       ? null
       : (t.min === undefined || ratio >= t.min) && (t.max === undefined || ratio <= t.max) &&
         (t.oursMax === undefined || ours < t.oursMax)
-    return { label: t.label, vs: t.vs, ratio, ours, want: want(t), met }
+    const ceiling = t.ceilingFigure === undefined ? null : find(t.ceilingFigure)?.ratio ?? null
+    return { label: t.label, vs: t.vs, ratio, ours, want: want(t), met, ceiling }
   })

@@ -3,6 +3,9 @@
  * and with 32 calls in flight. Each library's own client drives its own server (ours: `Stdio.spawn`
  * + `McpClient`; SDK: its `Client` + `StdioClientTransport`); the cross pairing SDK v2 client →
  * our server, compared with SDK v2 client → SDK v2 server, isolates the server + transport side.
+ * The same client against `canned-stdio.ts` (a server that does no MCP work: it parses each line
+ * and answers a fixed result) gives that pairing's ceiling: what the SDK v2 client and the pipe
+ * cost by themselves, so the highest ratio any server can reach on those rows.
  * Ours and SDK v2 speak 2026-07-28, SDK v1 2025-11-25.
  */
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
@@ -112,7 +115,13 @@ const conc = (r: Round): number => r.concurrent.perSecond
 export const run = async (): Promise<Array<Row>> => {
   const results = await interleave(
     "stdio",
-    [ours, sdkV2("sdk-v2", "sdk-v2-stdio.ts"), sdkV1, sdkV2("sdk-v2→ours", "ours-stdio.ts")],
+    [
+      ours,
+      sdkV2("sdk-v2", "sdk-v2-stdio.ts"),
+      sdkV1,
+      sdkV2("sdk-v2→ours", "ours-stdio.ts"),
+      sdkV2("sdk-v2→canned", "canned-stdio.ts")
+    ],
     ROUNDS,
     (r) => `${seq(r).toFixed(0)} seq, ${conc(r).toFixed(0)} ×${IN_FLIGHT}`
   )
@@ -147,6 +156,12 @@ export const run = async (): Promise<Array<Row>> => {
       "sdk-v2",
       "SDK v2 client → server",
       "same client (SDK v2, 2026-07-28): ours = our server, official = SDK v2 server"
+    ),
+    ...pair(
+      "sdk-v2→canned",
+      "sdk-v2",
+      "ceiling: SDK v2 client → canned server",
+      "same client; ours = canned-stdio.ts (no MCP work, fixed replies): the highest ratio any server reaches on the row above"
     )
   ]
 }
