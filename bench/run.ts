@@ -134,9 +134,9 @@ const main = async (): Promise<void> => {
     console.log(`\ntargets of issue #24 (${checked.filter((t) => t.met).length} of ${checked.length} met in this run)`)
     for (const t of checked) {
       const ratio = t.ratio === null ? "–" : `${t.ratio.toFixed(2)}×`
-      const ceiling = t.ceiling === null ? "" : `; a server doing no work: ${t.ceiling.toFixed(2)}×`
+      const context = t.context.map((c) => `; ${c.label}: ${c.ratio.toFixed(2)}×`).join("")
       console.log(
-        `  ${t.met ? "met    " : "not met"}  ${t.label.padEnd(58)} ${ratio.padStart(7)}  (want ${t.want}${ceiling})`
+        `  ${t.met ? "met    " : "not met"}  ${t.label.padEnd(58)} ${ratio.padStart(7)}  (want ${t.want}${context})`
       )
     }
   }

@@ -3,8 +3,17 @@
  * flight, the raw client of the list suite), read from /proc/<pid>/status (VmRSS; VmHWM = peak)
  * right after the last answer. The run's calls/s is reported too: with a trivial client it is the
  * server's own throughput.
+ *
+ * With the compiled library two more figures show where the unbundled rows' floor is:
+ * - ours bundled (`bench/lib/bundle.ts`, README's recipe) after the same 10,000 calls, against
+ *   each SDK as published;
+ * - the RSS of `schema-only.ts`, a process that only loads `effect/Schema` (which every server of
+ *   ours needs), against each SDK server's RSS after startup.
  */
+import { spawn } from "node:child_process"
+import { bundle, bundleScript } from "../lib/bundle.js"
 import {
+  compiledLibrary,
   type Era,
   expectResult,
   handshake,
@@ -15,6 +24,7 @@ import {
   type Row,
   row,
   runBounded,
+  serverCommand,
   type Throughput,
   withTimeout
 } from "../lib/harness.js"
@@ -29,6 +39,25 @@ const SERVERS = [
   { name: "sdk-v2", script: "sdk-v2-stdio.ts", era: "modern" },
   { name: "sdk-v1", script: "sdk-v1-stdio.ts", era: "legacy" }
 ] as const satisfies ReadonlyArray<{ readonly name: string; readonly script: string; readonly era: Era }>
+
+/** RSS (MiB) of `schema-only.ts` once it has loaded `effect/Schema` (it writes `ready`). */
+const schemaOnlyRss = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const { args, command } = serverCommand("schema-only.ts", [], "memory-schema-only")
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] })
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error("schema-only.ts: no ready line in 20 s"))
+    }, 20_000)
+    child.once("error", reject)
+    child.stdout.once("data", () => {
+      clearTimeout(timer)
+      const rss = child.pid === undefined ? undefined : readRss(child.pid)
+      child.stdin.end()
+      if (rss === undefined) reject(new Error("schema-only.ts: cannot read its RSS"))
+      else resolve(rss.rssMiB)
+    })
+  })
 
 interface Measured {
   readonly startRss: number
@@ -60,7 +89,12 @@ const measure = async (script: string, era: Era, label: string): Promise<Measure
 
 export const run = async (): Promise<Array<Row>> => {
   const results = new Map<string, Measured>()
-  for (const s of SERVERS) {
+  // bundles only from the compiled scripts (as in the start suite)
+  const bundled: ReadonlyArray<{ readonly name: string; readonly script: string; readonly era: Era }> = compiledLibrary
+    ? [{ name: "ours-bundled", script: bundleScript("ours-stdio.ts"), era: "modern" }]
+    : []
+  if (compiledLibrary) await bundle(["ours-stdio.ts"])
+  for (const s of [...SERVERS, ...bundled]) {
     progress(`memory: ${s.name}`)
     const m = await measure(s.script, s.era, `memory-${s.name}`)
     progress(
@@ -75,6 +109,8 @@ export const run = async (): Promise<Array<Row>> => {
     return m
   }
   const ours = get("ours")
+  const floor = compiledLibrary ? await schemaOnlyRss() : undefined
+  if (floor !== undefined) progress(`memory: a process that only loads effect/Schema: RSS ${floor.toFixed(1)} MiB`)
   return (["sdk-v2", "sdk-v1"] as const).flatMap((official) => {
     const f = get(official)
     const note = `stdio server process; RSS after startup: ours ${ours.startRss.toFixed(1)} MiB, ${official} ${
@@ -90,6 +126,16 @@ export const run = async (): Promise<Array<Row>> => {
         official: f.rss,
         officialName: official,
         note
+      }),
+      row({
+        suite: "memory",
+        figure: "server RSS after startup (after its first tools/call)",
+        unit: "MiB",
+        better: "lower",
+        ours: ours.startRss,
+        official: f.startRss,
+        officialName: official,
+        note: "stdio server process"
       }),
       row({
         suite: "memory",
@@ -110,7 +156,33 @@ export const run = async (): Promise<Array<Row>> => {
         official: f.run.perSecond,
         officialName: official,
         note: "one run of 10,000 calls, not interleaved: noisier than the stdio suite"
-      })
+      }),
+      ...(compiledLibrary ?
+        [
+          row({
+            suite: "memory",
+            figure: "server RSS after 10,000 tools/call, ours bundled vs SDK as published",
+            unit: "MiB",
+            better: "lower",
+            ours: get("ours-bundled").rss,
+            official: f.rss,
+            officialName: official,
+            note: `ours: esbuild bundle (README's recipe); RSS after startup ${
+              get("ours-bundled").startRss.toFixed(1)
+            } MiB`
+          }),
+          row({
+            suite: "memory",
+            figure: "floor: RSS of a process that only loads effect/Schema, vs the server after startup",
+            unit: "MiB",
+            better: "lower",
+            ours: floor ?? null,
+            official: f.startRss,
+            officialName: official,
+            note: "bench/servers/schema-only.ts: what every unbundled Effect-based server starts from"
+          })
+        ] :
+        [])
     ]
   })
 }

@@ -13,11 +13,8 @@
  * the `require` banner, the recipe README.md gives for deploying a server) and times those the same way: the bundled rows
  * compare ours bundled with each SDK bundled, and ours bundled with SDK v2 as published.
  */
-import { build } from "esbuild"
-import * as path from "node:path"
+import { bundle, bundleScript } from "../lib/bundle.js"
 import {
-  BENCH_DIR,
-  BUNDLE_DIR,
   compiledLibrary,
   type Era,
   expectResult,
@@ -45,29 +42,8 @@ const SERVERS: ReadonlyArray<Server> = [
   { name: "sdk-v1", script: "sdk-v1-stdio.ts", era: "legacy" }
 ]
 
-/** The bundled variant of a server: `ours-stdio.ts` → `ours-stdio.bundle.mjs` (see `bundle`). */
-const bundled = (s: Server): Server => ({
-  name: `${s.name}-bundled`,
-  script: s.script.replace(/\.ts$/, ".bundle.mjs"),
-  era: s.era
-})
-
-/** Bundles each compiled server script (bench/out/js/servers/*.js) into bench/out/bundle/. */
-const bundle = async (): Promise<void> => {
-  for (const s of SERVERS) {
-    const name = s.script.replace(/\.ts$/, "")
-    await build({
-      entryPoints: [path.join(BENCH_DIR, "out", "js", "servers", `${name}.js`)],
-      outfile: path.join(BUNDLE_DIR, `${name}.bundle.mjs`),
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      // README's recipe: a require for CommonJS dependencies that load Node built-ins
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-      logLevel: "warning"
-    })
-  }
-}
+/** The bundled variant of a server (`bench/lib/bundle.ts`). */
+const bundled = (s: Server): Server => ({ name: `${s.name}-bundled`, script: bundleScript(s.script), era: s.era })
 
 const once = async (script: string, era: Era, label: string): Promise<number> => {
   const t0 = performance.now()
@@ -95,7 +71,7 @@ const once = async (script: string, era: Era, label: string): Promise<number> =>
 
 export const run = async (): Promise<Array<Row>> => {
   // bundles only from the compiled scripts: from src/ the figures would time tsx, not the bundle
-  if (compiledLibrary) await bundle()
+  if (compiledLibrary) await bundle(SERVERS.map((s) => s.script))
   const servers = compiledLibrary ? [...SERVERS, ...SERVERS.map(bundled)] : SERVERS
   const times = new Map<string, Array<number>>(servers.map((s) => [s.name, []]))
   // one untimed start each: warms the OS file cache (and tsx's transform cache when it is used)
