@@ -1,13 +1,13 @@
 /**
  * The stdio client's request table and writing: a request is entered in `Client.pending`,
- * written as one line, and awaited on its Deferred, which the reader settles synchronously
- * (`reading`); a deadline or an interruption forgets it and sends `notifications/cancelled`
+ * written as one line, and awaited in one `Effect.async`, which the reader resumes synchronously
+ * (`Pending.settle`, from `reading`); a deadline or an interruption forgets it and sends `notifications/cancelled`
  * (never for `initialize`: MCP 2025-11-25, Utilities › Cancellation, and the schema's
  * `CancelledNotification`). Also the transport's `notify`, and the legacy handshake that a
  * restart replays (`lifecycle`).
  *
- * The request path is the hot one (bench/README.md, "What changed"): no fiber, queue or Effect
- * layer per request beyond the caller's own wait.
+ * The request path is the hot one (bench/README.md, "Issue #24: client, session 8"): no fiber,
+ * queue, Deferred or Ref read per request beyond the caller's own wait.
  *
  * @internal
  */

@@ -103,7 +103,7 @@ export interface Client {
   readonly lifecycle: MutableRef.MutableRef<Lifecycle>
   /**
    * The requests in flight, by id. A plain Map: every access is one synchronous step, and the
-   * reader resolves a waiter's Deferred straight from it (no fiber or queue per request).
+   * reader resumes a waiter (`Pending.settle`) straight from it (no fiber or queue per request).
    */
   readonly pending: Map<JsonRpc.RequestId, Pending>
   /** Answers server→client requests (legacy). */
