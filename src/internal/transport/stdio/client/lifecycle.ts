@@ -14,6 +14,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
@@ -27,10 +28,34 @@ import { readStderr, readStdout } from "./reading.js"
 import { failPending, requestOn, sendOn } from "./requests.js"
 import { type Client, closedError, type Connection, EXIT_GRACE, type Lifecycle, REPLAY_TIMEOUT } from "./state.js"
 
+/** The lifecycle, read in one step. */
+const lifecycleOf = (client: Client): Effect.Effect<Lifecycle> => Effect.sync(() => MutableRef.get(client.lifecycle))
+
+/** Closes the lifecycle with `error` (unless closed already) in one step; the lifecycle before. */
+const markClosed = (client: Client, error: TransportError): Effect.Effect<Lifecycle> =>
+  Effect.sync(() =>
+    MutableRef.getAndUpdate(
+      client.lifecycle,
+      (s): Lifecycle => ({ ...s, closed: s.closed ?? error, running: undefined })
+    )
+  )
+
+/** `connection` done with the process `running`, which becomes current unless the transport moved on meanwhile. */
+const becomeCurrent = (
+  client: Client,
+  connection: Deferred.Deferred<Connection, TransportError>,
+  running: Connection
+): Effect.Effect<void> =>
+  Effect.sync(() => {
+    Deferred.unsafeDone(connection, Exit.succeed(running))
+    const s = MutableRef.get(client.lifecycle)
+    if (s.connection === connection && s.closed === undefined) MutableRef.set(client.lifecycle, { ...s, running })
+  })
+
 /** The end for good: every waiter and every later call fails with `error`. */
 const closeForGood = (client: Client, error: TransportError): Effect.Effect<void> =>
   Effect.gen(function*() {
-    const previous = yield* Ref.getAndUpdate(client.lifecycle, (s): Lifecycle => ({ ...s, closed: s.closed ?? error }))
+    const previous = yield* markClosed(client, error)
     yield* Deferred.fail(previous.connection, previous.closed ?? error)
     yield* failPending(client, previous.closed ?? error)
   })
@@ -48,10 +73,15 @@ const lost = (client: Client, running: Running, error: TransportError): Effect.E
     if (!(yield* Deferred.fail(running.ended, error))) return
     running.writer.stop()
     yield* FiberMap.clear(client.serverRequests)
-    const st = yield* Ref.get(client.lifecycle)
+    const st = yield* lifecycleOf(client)
     if (st.closed !== undefined || client.options.restart === undefined) return yield* closeForGood(client, error)
     const next = yield* Deferred.make<Connection, TransportError>()
-    yield* Ref.update(client.lifecycle, (s): Lifecycle => s.closed === undefined ? { ...s, connection: next } : s)
+    yield* Effect.sync(() =>
+      MutableRef.update(
+        client.lifecycle,
+        (s): Lifecycle => s.closed === undefined ? { ...s, connection: next, running: undefined } : s
+      )
+    )
     yield* failPending(client, error)
     yield* Effect.forkIn(Effect.interruptible(restart(client, error, running.scope, next)), client.scope)
   }).pipe(Effect.uninterruptible)
@@ -165,7 +195,7 @@ export const startFirst = (client: Client): Effect.Effect<void, TransportError> 
   Effect.gen(function*() {
     const first = yield* start(client)
     client.pid = first.pid
-    yield* Deferred.succeed((yield* Ref.get(client.lifecycle)).connection, first)
+    yield* becomeCurrent(client, (yield* lifecycleOf(client)).connection, first)
   })
 
 /** A new process, with the legacy handshake replayed when the first one had one. */
@@ -211,9 +241,9 @@ const restart = (
     let error = cause
     for (;;) {
       const go = yield* Effect.isSuccess(driver.next(error))
-      if (!go || (yield* Ref.get(client.lifecycle)).closed !== undefined) return yield* closeForGood(client, error)
+      if (!go || (yield* lifecycleOf(client)).closed !== undefined) return yield* closeForGood(client, error)
       const attempt = yield* Effect.either(startAndReplay(client))
-      if (attempt._tag === "Right" && (yield* Ref.get(client.lifecycle)).closed !== undefined) {
+      if (attempt._tag === "Right" && (yield* lifecycleOf(client)).closed !== undefined) {
         // closed while this process was starting: it never becomes current
         yield* attempt.right.shutdown
         return yield* Scope.close(attempt.right.scope, Exit.void)
@@ -221,7 +251,7 @@ const restart = (
       if (attempt._tag === "Right") {
         client.pid = attempt.right.pid
         yield* Effect.logInfo(`restarted the server process (pid ${attempt.right.pid})`)
-        yield* Deferred.succeed(next, attempt.right)
+        yield* becomeCurrent(client, next, attempt.right)
         return
       }
       error = attempt.left
@@ -236,7 +266,7 @@ const restart = (
 export const close = (client: Client): Effect.Effect<void> =>
   Effect.gen(function*() {
     const error = closedError("the transport was closed")
-    const previous = yield* Ref.getAndUpdate(client.lifecycle, (s): Lifecycle => ({ ...s, closed: s.closed ?? error }))
+    const previous = yield* markClosed(client, error)
     const connection = yield* Deferred.poll(previous.connection)
     if (Option.isSome(connection)) {
       const settled = yield* Effect.either(connection.value)

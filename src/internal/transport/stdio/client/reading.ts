@@ -13,9 +13,9 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import { identity } from "effect/Function"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import * as McpSchema from "../../../../McpSchema.js"
@@ -46,7 +46,7 @@ const settle = (client: Client, incoming: Incoming): boolean => {
   if (id === undefined || id === null) return false
   const entry = unsafeTake(client, id)
   if (entry === undefined) return false
-  Deferred.unsafeDone(entry.deferred, Exit.succeed(incoming.message))
+  entry.settle(Exit.succeed(incoming.message))
   return true
 }
 
@@ -179,7 +179,7 @@ export const sessionNotifications = (client: Client): StdioClientTransport["sess
   Effect.gen(function*() {
     const connection = yield* current(client)
     const subscription = yield* PubSub.subscribe(client.unsolicited)
-    const { closed } = yield* Ref.get(client.lifecycle)
+    const { closed } = MutableRef.get(client.lifecycle)
     if (closed !== undefined) return yield* closed
     return Stream.fromQueue(subscription).pipe(Stream.interruptWhen(Deferred.await(connection.ended)))
   })

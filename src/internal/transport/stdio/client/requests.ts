@@ -1,13 +1,13 @@
 /**
  * The stdio client's request table and writing: a request is entered in `Client.pending`,
- * written as one line, and awaited on its Deferred, which the reader settles synchronously
- * (`reading`); a deadline or an interruption forgets it and sends `notifications/cancelled`
+ * written as one line, and awaited in one `Effect.async`, which the reader resumes synchronously
+ * (`Pending.settle`, from `reading`); a deadline or an interruption forgets it and sends `notifications/cancelled`
  * (never for `initialize`: MCP 2025-11-25, Utilities › Cancellation, and the schema's
  * `CancelledNotification`). Also the transport's `notify`, and the legacy handshake that a
  * restart replays (`lifecycle`).
  *
- * The request path is the hot one (bench/README.md, "What changed"): no fiber, queue or Effect
- * layer per request beyond the caller's own wait.
+ * The request path is the hot one (bench/README.md, "Issue #24: client, session 8"): no fiber,
+ * queue, Deferred or Ref read per request beyond the caller's own wait.
  *
  * @internal
  */
@@ -15,8 +15,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
-import * as Option from "effect/Option"
+import * as MutableRef from "effect/MutableRef"
 import * as Ref from "effect/Ref"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import * as McpSchema from "../../../../McpSchema.js"
@@ -50,81 +49,95 @@ export const unsafeTake = (client: Client, id: JsonRpc.RequestId): Pending | und
 
 /** Fails every request in flight with `error` and empties the table. */
 export const failPending = (client: Client, error: TransportError): Effect.Effect<void> =>
-  Effect.gen(function*() {
+  Effect.sync(() => {
     const entries = Array.from(client.pending.values())
     client.pending.clear()
-    for (const entry of entries) yield* Deferred.fail(entry.deferred, error)
+    const exit = Exit.fail(error)
+    for (const entry of entries) entry.settle(exit)
   })
 
 /** Writes one message as a line; `false` when the process is gone. */
 export const sendOn = (send: Connection["send"], message: JsonRpc.Message): Effect.Effect<boolean> =>
   Effect.sync(() => send(JsonRpc.encode(message) + "\n"))
 
-/** A request on one given process (the current one, or a restarted one being set up). */
+/** Tells the server the client gave up `message` (never for `initialize`). */
+const tellCancelled = (connection: Connection, message: JsonRpc.Request): void => {
+  if (message.method === McpSchema.Method.initialize) return
+  connection.send(
+    JsonRpc.encode(JsonRpc.notification(McpSchema.Method.cancelled, {
+      requestId: message.id,
+      reason: "The client cancelled the request"
+    })) + "\n"
+  )
+}
+
+/**
+ * A request on one given process (a restarted one being set up), or with `connection`
+ * `undefined` on the current one: one `Effect.async` whose registration enters the request in
+ * `Client.pending`, writes it and starts its deadline, all in one synchronous step; the reader
+ * resumes it with the response (`Pending.settle`). The deadline forgets the request, fails the
+ * waiter and tells the server; so does an interruption (the canceller).
+ */
 export const requestOn = (
   client: Client,
-  connection: Connection,
+  connection: Connection | undefined,
   message: JsonRpc.Request,
   requestOptions?: RequestOptions
 ): Effect.Effect<JsonRpc.Response, TransportError> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Ref.get(client.lifecycle), (s) => {
-      if (s.closed !== undefined) {
-        return Effect.fail(s.closed)
-      }
-      if (client.pending.has(message.id)) {
-        return Effect.fail(
-          new TransportError({
-            reason: "Protocol",
-            message: `a request with id ${JSON.stringify(message.id)} is already in flight`
-          })
-        )
-      }
-      const deferred = Deferred.unsafeMake<JsonRpc.Response, TransportError>(FiberId.none)
-      client.pending.set(message.id, {
-        deferred,
-        progressToken: progressTokenOf(message),
-        onNotification: requestOptions?.onNotification
-      })
-      if (!connection.send(JsonRpc.encode(message) + "\n")) {
-        client.pending.delete(message.id)
-        return Effect.fail(closedError("the server process is gone"))
-      }
-      // The deadline fails the waiter directly; `cancel` then tells the server, as for an
-      // interruption (the entry is still pending, unless the response won the race).
-      const millis = timeoutMillis(requestOptions?.timeout)
-      const cancelTimer = millis === undefined ? undefined : startTimer(millis, () => {
-        Deferred.unsafeDone(deferred, Exit.fail(timeoutError(message.method)))
-      })
-      return restore(Deferred.await(deferred)).pipe(
-        Effect.onExit((exit) => {
-          if (cancelTimer !== undefined) cancelTimer()
-          return Exit.isSuccess(exit) ? Effect.void : cancel(client, connection, message)
-        })
-      )
-    })
-  )
-
-// The caller gave up: forget the request and tell the server (never for `initialize`).
-const cancel = (client: Client, connection: Connection, message: JsonRpc.Request): Effect.Effect<void> =>
-  Effect.suspend(() =>
-    unsafeTake(client, message.id) === undefined || message.method === McpSchema.Method.initialize
-      ? Effect.void
-      : Effect.asVoid(sendOn(
-        connection.send,
-        JsonRpc.notification(McpSchema.Method.cancelled, {
-          requestId: message.id,
-          reason: "The client cancelled the request"
+  // one parameter: an `Effect.async` registration with two gets an AbortController
+  Effect.async<JsonRpc.Response, TransportError>((resume) => {
+    const s = MutableRef.get(client.lifecycle)
+    if (s.closed !== undefined) return resume(Effect.fail(s.closed))
+    const target = connection ?? s.running
+    if (target === undefined) {
+      // no process running (one is starting): the fiber goes on with the wait for it (no
+      // canceller was returned, so an interruption just ends that wait)
+      return resume(onCurrent(client, message, requestOptions, (c, rest) => requestOn(client, c, message, rest)))
+    }
+    const id = message.id
+    if (client.pending.has(id)) {
+      return resume(Effect.fail(
+        new TransportError({
+          reason: "Protocol",
+          message: `a request with id ${JSON.stringify(id)} is already in flight`
         })
       ))
-  )
+    }
+    let cancelTimer: (() => void) | undefined
+    const entry: Pending = {
+      settle: (exit) => {
+        if (cancelTimer !== undefined) cancelTimer()
+        resume(exit)
+      },
+      progressToken: progressTokenOf(message),
+      onNotification: requestOptions?.onNotification
+    }
+    client.pending.set(id, entry)
+    if (!target.send(JsonRpc.encode(message) + "\n")) {
+      client.pending.delete(id)
+      return resume(Effect.fail(closedError("the server process is gone")))
+    }
+    const millis = timeoutMillis(requestOptions?.timeout)
+    if (millis !== undefined) {
+      cancelTimer = startTimer(millis, () => {
+        if (unsafeTake(client, id) === undefined) return
+        resume(Exit.fail(timeoutError(message.method)))
+        tellCancelled(target, message)
+      })
+    }
+    // the caller gave up: forget the request and tell the server
+    return Effect.sync(() => {
+      if (cancelTimer !== undefined) cancelTimer()
+      if (unsafeTake(client, id) !== undefined) tellCancelled(target, message)
+    })
+  })
 
 /** The current process; waits while the transport restarts one. */
 export const current = (client: Client): Effect.Effect<Connection, TransportError> =>
-  Effect.flatMap(
-    Ref.get(client.lifecycle),
-    (s) => s.closed !== undefined ? Effect.fail(s.closed) : Deferred.await(s.connection)
-  )
+  Effect.suspend(() => {
+    const s = MutableRef.get(client.lifecycle)
+    return s.closed !== undefined ? Effect.fail(s.closed) : Deferred.await(s.connection)
+  })
 
 /**
  * `use` on the current process for a request with `timeout`: at once when it is running; while
@@ -136,19 +149,18 @@ const onCurrent = <A>(
   requestOptions: RequestOptions | undefined,
   use: (connection: Connection, rest: RequestOptions | undefined) => Effect.Effect<A, TransportError>
 ): Effect.Effect<A, TransportError> =>
-  Effect.flatMap(Ref.get(client.lifecycle), (s) => {
+  Effect.suspend(() => {
+    const s = MutableRef.get(client.lifecycle)
     if (s.closed !== undefined) return Effect.fail(s.closed)
-    return Effect.flatMap(Deferred.poll(s.connection), (ready) => {
-      // running (the hot path): straight on, no tuple or `map` step
-      if (Option.isSome(ready)) return Effect.flatMap(ready.value, (c) => use(c, requestOptions))
-      const millis = timeoutMillis(requestOptions?.timeout)
-      if (millis === undefined) return Effect.flatMap(Deferred.await(s.connection), (c) => use(c, requestOptions))
-      const startedAt = Date.now()
-      return Deferred.await(s.connection).pipe(
-        Effect.timeoutFail({ duration: millis, onTimeout: () => timeoutError(message.method) }),
-        Effect.flatMap((c) => use(c, { ...requestOptions, timeout: Math.max(1, millis - (Date.now() - startedAt)) }))
-      )
-    })
+    if (s.running !== undefined) return use(s.running, requestOptions)
+    // a process is starting: the wait for it counts against the request's timeout
+    const millis = timeoutMillis(requestOptions?.timeout)
+    if (millis === undefined) return Effect.flatMap(Deferred.await(s.connection), (c) => use(c, requestOptions))
+    const startedAt = Date.now()
+    return Deferred.await(s.connection).pipe(
+      Effect.timeoutFail({ duration: millis, onTimeout: () => timeoutError(message.method) }),
+      Effect.flatMap((c) => use(c, { ...requestOptions, timeout: Math.max(1, millis - (Date.now() - startedAt)) }))
+    )
   })
 
 /** The transport's `request`: on the current process; a successful `initialize` is kept for a restart's replay. */
@@ -157,21 +169,21 @@ export const request = (
   message: JsonRpc.Request,
   requestOptions?: RequestOptions
 ): Effect.Effect<JsonRpc.Response, TransportError> =>
-  onCurrent(
-    client,
-    message,
-    requestOptions,
-    (connection, rest) =>
-      message.method === McpSchema.Method.initialize && client.options.restart !== undefined
-        ? Effect.tap(
+  message.method !== McpSchema.Method.initialize || client.options.restart === undefined
+    ? requestOn(client, undefined, message, requestOptions)
+    : onCurrent(
+      client,
+      message,
+      requestOptions,
+      (connection, rest) =>
+        Effect.tap(
           requestOn(client, connection, message, rest),
           (response) =>
             JsonRpc.isErrorResponse(response)
               ? Effect.void
               : Ref.update(client.handshake, (h) => ({ ...h, init: message }))
         )
-        : requestOn(client, connection, message, rest)
-  )
+    )
 
 /** The transport's `notify`: on the current process; `notifications/initialized` is kept for a restart's replay. */
 export const notify = (client: Client, message: JsonRpc.Notification): Effect.Effect<void, TransportError> =>

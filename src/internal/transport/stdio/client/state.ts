@@ -9,7 +9,9 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import type * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
+import * as MutableRef from "effect/MutableRef"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
@@ -32,7 +34,11 @@ export const REPLAY_TIMEOUT: Duration.DurationInput = "10 seconds"
 
 /** A request in flight: its waiter and where its notifications go. */
 export interface Pending {
-  readonly deferred: Deferred.Deferred<JsonRpc.Response, TransportError>
+  /**
+   * Resumes the waiting caller with the outcome and stops the request's deadline timer. Call it
+   * once the entry was taken out of `Client.pending` (so at most once).
+   */
+  readonly settle: (exit: Exit.Exit<JsonRpc.Response, TransportError>) => void
   readonly progressToken: JsonRpc.RequestId | undefined
   readonly onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
 }
@@ -59,6 +65,11 @@ export interface Lifecycle {
   readonly closed: TransportError | undefined
   /** The current process, or the next one while the transport restarts it. */
   readonly connection: Deferred.Deferred<Connection, TransportError>
+  /**
+   * The value of `connection` once it is done with a process, `undefined` while one starts or
+   * restarts: the request path reads it in the step that writes (no wait on `connection`).
+   */
+  readonly running: Connection | undefined
 }
 
 /** The legacy handshake seen so far, replayed on a restarted process. */
@@ -84,10 +95,15 @@ export interface Client {
    * graceful stdin → SIGTERM → SIGKILL sequence) runs before any process scope closes.
    */
   readonly processes: Scope.Scope
-  readonly lifecycle: Ref.Ref<Lifecycle>
+  /**
+   * A `MutableRef`: every read and update is one synchronous step (single-threaded), so the
+   * request path reads it where it writes the request (bench/README.md, "Issue #24: client,
+   * session 8").
+   */
+  readonly lifecycle: MutableRef.MutableRef<Lifecycle>
   /**
    * The requests in flight, by id. A plain Map: every access is one synchronous step, and the
-   * reader resolves a waiter's Deferred straight from it (no fiber or queue per request).
+   * reader resumes a waiter (`Pending.settle`) straight from it (no fiber or queue per request).
    */
   readonly pending: Map<JsonRpc.RequestId, Pending>
   /** Answers server→client requests (legacy). */
@@ -116,9 +132,10 @@ export const make = (
     const onStderr = options.stderr === undefined || options.stderr === "inherit" ? undefined : options.stderr
     const scope = yield* Effect.scope
     const processes = yield* Scope.fork(scope, ExecutionStrategy.sequential)
-    const lifecycle = yield* Ref.make<Lifecycle>({
+    const lifecycle = MutableRef.make<Lifecycle>({
       closed: undefined,
-      connection: yield* Deferred.make<Connection, TransportError>()
+      connection: yield* Deferred.make<Connection, TransportError>(),
+      running: undefined
     })
     return {
       options,
