@@ -316,8 +316,14 @@ const handleModern = (
   if (McpSchema.LEGACY_ONLY_METHODS.has(request.method)) {
     return fail(McpError.methodNotFound(request.method), 404)
   }
-  return Effect.map(
-    route(server, snapshot, request, era, options, operation, tool),
+  return route(
+    server,
+    snapshot,
+    request,
+    era,
+    options,
+    operation,
+    tool,
     (result) => modernResult(server, request.method, result)
   )
 }
