@@ -436,14 +436,13 @@ const operationLabels = (
     ? name
     : undefined
   const serverSide = side === "server" || peer?.address === undefined
-  const key = `${side}\u0000${method}\u0000${target ?? "\u0001"}\u0000${protocolVersion ?? "\u0001"}\u0000${
-    peer === undefined
-      ? "\u0001"
-      : `${peer.transport}\u0000${peer.protocolName}\u0000${peer.protocolVersion}\u0000${
-        serverSide ? "\u0001" : `${peer.address}\u0000${peer.port}`
-      }`
-  }\u0000${outcome.errorType ?? "\u0001"}\u0000${outcome.statusCode ?? "\u0001"}`
-  const cached = fastLabels.get(key)
+  // Looked up by each value in turn (no key text built per request: the values are strings the
+  // request already holds): peer, method, target, protocol version, outcome.
+  const pk = peerKey(side, peer, serverSide)
+  const outcomeKey = outcome.errorType === undefined && outcome.statusCode === undefined
+    ? undefined
+    : `${outcome.errorType ?? "\u0001"}\u0000${outcome.statusCode ?? "\u0001"}`
+  const cached = fastLabels.get(pk)?.get(method)?.get(target)?.get(protocolVersion)?.get(outcomeKey)
   if (cached !== undefined) return cached
   const invalidName = outcome.statusCode === INVALID_PARAMS
   const pairs: Array<readonly [string, string]> = [
@@ -466,12 +465,52 @@ const operationLabels = (
   if (outcome.errorType !== undefined) pairs.push([Attr.errorType, outcome.errorType])
   if (outcome.statusCode !== undefined) pairs.push([Attr.statusCode, outcome.statusCode])
   const labels = labelsOf(pairs)
-  if (fastLabels.size < MAX_LABEL_SETS) fastLabels.set(key, labels)
+  if (fastLabelSets < MAX_LABEL_SETS) {
+    fastLabelSets++
+    levelOf(levelOf(levelOf(levelOf(fastLabels, pk), method), target), protocolVersion).set(outcomeKey, labels)
+  }
   return labels
 }
 
-/** `operationLabels`' cache: label arrays by the text of their values (bounded as `labelSets`). */
-const fastLabels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+/** One level of `operationLabels`' cache: a value of the label set → the next level. */
+type Level<A> = Map<string | undefined, A>
+type Labels = ReadonlyArray<MetricLabel.MetricLabel>
+
+/**
+ * `operationLabels`' cache: label arrays by their values, one level per value (bounded as
+ * `labelSets`: past `MAX_LABEL_SETS` arrays, new ones are not kept).
+ */
+const fastLabels: Level<Level<Level<Level<Level<Labels>>>>> = new Map()
+let fastLabelSets = 0
+
+/** The next level of the cache under `key`, made when missing. */
+const levelOf = <A>(level: Level<Level<A>>, key: string | undefined): Level<A> => {
+  let next = level.get(key)
+  if (next === undefined) {
+    next = new Map()
+    level.set(key, next)
+  }
+  return next
+}
+
+/**
+ * The part of the label set a peer gives, as one key: the side, the transport and protocol and,
+ * seen from a client, the server's address. The last peer's key is kept (one connection's peer is
+ * one object: stdio's `pipe` is built once).
+ */
+const peerKey = (side: "server" | "client", peer: Peer | undefined, serverSide: boolean): string => {
+  if (peer === undefined) return side
+  const last = side === "server" ? lastServerPeer : lastClientPeer
+  if (last !== undefined && last.peer === peer) return last.key
+  const key = `${side}\u0000${peer.transport}\u0000${peer.protocolName}\u0000${peer.protocolVersion}\u0000${
+    serverSide ? "\u0001" : `${peer.address}\u0000${peer.port}`
+  }`
+  if (side === "server") lastServerPeer = { peer, key }
+  else lastClientPeer = { peer, key }
+  return key
+}
+let lastServerPeer: { readonly peer: Peer; readonly key: string } | undefined
+let lastClientPeer: { readonly peer: Peer; readonly key: string } | undefined
 
 // ---------------------------------------------------------------------------------------------
 // the server side of one request

@@ -236,7 +236,7 @@ const makeConnection = (
   }
 
   const answer = (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet): Effect.Effect<void> =>
-    answerWith(server, request, incoming, outlet, dispatchOptions(incoming, outlet))
+    answerWith(server, request, outlet, dispatchOptions(incoming, outlet))
 
   const duplicate = (request: JsonRpc.Request, outlet: Outlet): Effect.Effect<void> =>
     ended(
@@ -360,15 +360,12 @@ const noNotify = (): Effect.Effect<void> => Effect.void
 const answerWith = (
   server: Server,
   request: JsonRpc.Request,
-  incoming: Incoming,
   outlet: Outlet,
   options: Dispatch.DispatchOptions
 ): Effect.Effect<void> =>
   ended(
-    Effect.flatMap(
-      Dispatch.dispatchClassified(server, incoming.message, options),
-      (reply) => Option.isSome(reply) ? writeReply(server, request, reply.value, outlet) : Effect.void
-    ),
+    Effect.flatMap(Dispatch.dispatchRequest(server, request, options), (reply) =>
+      writeReply(server, request, reply, outlet)),
     outlet
   )
 
@@ -388,7 +385,7 @@ export const answerStateless = (
   stopped: Deferred.Deferred<void>,
   session?: Session
 ): Effect.Effect<void> =>
-  answerWith(server, request, incoming, outlet, {
+  answerWith(server, request, outlet, {
     session,
     headers: incoming.headers,
     auth: incoming.auth,

@@ -172,33 +172,38 @@ export const dispatchClassified = (
       return Effect.succeedNone
     case "Notification":
       return handleNotification(classified.message, options).pipe(Effect.as(Option.none()))
-    case "Request": {
-      const request = classified.message
-      // The request's telemetry (internal/telemetry.ts): its SERVER span when a tracer is
-      // installed or the caller's `_meta.traceparent` is to be continued (named and attributed by
-      // the OpenTelemetry MCP conventions, ended with the reply's outcome, the parent of whatever
-      // the request traces; the defect log below runs beneath it too), and its duration metric.
-      return Effect.map(
-        Telemetry.serverRequest(
-          request,
-          options.peer,
-          server.options.telemetry,
-          server.context.unsafeMap.has(Tracer.ParentSpan.key),
-          (operation, trace) =>
-            Effect.matchCauseEffect(
-              inEnvironment(server, handleRequest(server, request, options, operation), operation.span, trace),
-              {
-                onSuccess: (result) =>
-                  Effect.succeed<Reply>({ message: JsonRpc.success(request.id, result), status: 200 }),
-                onFailure: (cause) => failureReply(request, operation, cause)
-              }
-            )
-        ),
-        Option.some
-      )
-    }
+    case "Request":
+      return Effect.map(dispatchRequest(server, classified.message, options), Option.some)
   }
 }
+
+/**
+ * Handles one request (classified by the transport) to its reply: what a connection runs for each
+ * request. Never fails; an interruption (the request was cancelled) stays one.
+ */
+export const dispatchRequest = (
+  server: Server,
+  request: JsonRpc.Request,
+  options: DispatchOptions
+): Effect.Effect<Reply> =>
+  // The request's telemetry (internal/telemetry.ts): its SERVER span when a tracer is installed or
+  // the caller's `_meta.traceparent` is to be continued (named and attributed by the OpenTelemetry
+  // MCP conventions, ended with the reply's outcome, the parent of whatever the request traces;
+  // the defect log below runs beneath it too), and its duration metric.
+  Telemetry.serverRequest(
+    request,
+    options.peer,
+    server.options.telemetry,
+    server.context.unsafeMap.has(Tracer.ParentSpan.key),
+    (operation, trace) =>
+      Effect.matchCauseEffect(
+        inEnvironment(server, handleRequest(server, request, options, operation), operation.span, trace),
+        {
+          onSuccess: (result) => Effect.succeed<Reply>({ message: JsonRpc.success(request.id, result), status: 200 }),
+          onFailure: (cause) => failureReply(request, operation, cause)
+        }
+      )
+  )
 
 /**
  * The environment a request runs in, provided once (each provision costs a context copy and two
@@ -311,8 +316,14 @@ const handleModern = (
   if (McpSchema.LEGACY_ONLY_METHODS.has(request.method)) {
     return fail(McpError.methodNotFound(request.method), 404)
   }
-  return Effect.map(
-    route(server, snapshot, request, era, options, operation, tool),
+  return route(
+    server,
+    snapshot,
+    request,
+    era,
+    options,
+    operation,
+    tool,
     (result) => modernResult(server, request.method, result)
   )
 }

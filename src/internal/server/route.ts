@@ -24,6 +24,8 @@ type McpError = JsonRpc.McpError
 /**
  * Answers a request of a known era from `snapshot`. `tool`: for `tools/call`, the tool the caller
  * already found by the request's name (the HTTP header check does), so it is not looked up twice.
+ * `finish`: applied to the result in the step that settles the handler's outcome (a modern
+ * result's fields: one step fewer than a `map` after it).
  */
 export const route = (
   server: Server,
@@ -32,7 +34,8 @@ export const route = (
   era: Era,
   options: DispatchOptions,
   operation: Telemetry.Operation,
-  tool?: Defs.CompiledTool
+  tool?: Defs.CompiledTool,
+  finish?: (result: JsonRpc.JsonObject) => JsonRpc.JsonObject
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const entry = Methods.lookup(request.method)
   const params = request.params
@@ -45,10 +48,10 @@ export const route = (
   if (Effect.isEffect(mrtr)) {
     return Effect.flatMap(
       mrtr,
-      (input) => routeIn(server, snapshot, request, era, options, operation, entry, tool, input)
+      (input) => routeIn(server, snapshot, request, era, options, operation, entry, tool, input, finish)
     )
   }
-  return routeIn(server, snapshot, request, era, options, operation, entry, tool, mrtr)
+  return routeIn(server, snapshot, request, era, options, operation, entry, tool, mrtr, finish)
 }
 
 const routeIn = (
@@ -60,7 +63,8 @@ const routeIn = (
   operation: Telemetry.Operation,
   entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
   tool: Defs.CompiledTool | undefined,
-  mrtr: MrtrInput | undefined
+  mrtr: MrtrInput | undefined,
+  finish: ((result: JsonRpc.JsonObject) => JsonRpc.JsonObject) | undefined
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   Telemetry.setProtocolVersion(operation, era.protocolVersion)
   const ctx = makeContext(server, request, era, options, mrtr)
@@ -71,16 +75,17 @@ const routeIn = (
   return full.hasVisibility
     ? Effect.flatMap(
       Visibility.view(full, ctx),
-      (view) => runRoute({ server, snapshot: view, caps, request, options, ctx, tool: undefined }, entry, mrtr)
+      (view) => runRoute({ server, snapshot: view, caps, request, options, ctx, tool: undefined }, entry, mrtr, finish)
     )
-    : runRoute({ server, snapshot: full, caps, request, options, ctx, tool }, entry, mrtr)
+    : runRoute({ server, snapshot: full, caps, request, options, ctx, tool }, entry, mrtr, finish)
 }
 
-/** The middlewares around the method's handler; then how the outcome leaves (`settle`). */
+/** The middlewares around the method's handler; then how the outcome leaves (`settle`, `finish`). */
 const runRoute = (
   call: Methods.Call,
   entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
-  mrtr: MrtrInput | undefined
+  mrtr: MrtrInput | undefined,
+  finish: ((result: JsonRpc.JsonObject) => JsonRpc.JsonObject) | undefined
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   const handled = handle(call, entry)
   const middleware = call.server.options.middleware ?? []
@@ -92,7 +97,11 @@ const runRoute = (
       (next, mw) => mw({ method: call.request.method, params: call.request.params ?? {}, ctx: call.ctx }, next),
       handled.pipe(Effect.catchTag("Failure", (f) => Effect.fail(f.error)))
     )
-  return Effect.catchAll(chain, (e) => settle(call, mrtr, e))
+  if (finish === undefined) return Effect.catchAll(chain, (e) => settle(call, mrtr, e))
+  return Effect.matchEffect(chain, {
+    onFailure: (e) => Effect.map(settle(call, mrtr, e), finish),
+    onSuccess: (result) => Effect.succeed(finish(result))
+  })
 }
 
 /**
