@@ -31,56 +31,61 @@ export const post = (
   state: HandlerState,
   request: EndpointRequest,
   auth: AuthInfo | undefined
-): Effect.Effect<Answer, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const headers = request.headers
-    if (Http.mediaTypeOf(Http.header(headers, "content-type")) !== Http.JSON_TYPE) {
-      return refuse(415, "Unsupported Media Type: Content-Type must be application/json")
-    }
-    const accept = Http.parseAccept(Http.header(headers, "accept"))
-    if (!Http.accepts(accept, Http.JSON_TYPE)) {
-      return refuse(406, "Not Acceptable: Accept must include application/json (and text/event-stream)")
-    }
-    const sseOk = Http.accepts(accept, Http.SSE_TYPE)
-    const maxBodyBytes = state.maxBodyBytes
-    const tooLarge = () => refuse(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, { connection: "close" })
-    const declared = Http.header(headers, "content-length")
-    if (declared !== undefined && Number(declared) > maxBodyBytes) return tooLarge()
-    // A declared length within the limit is read in one piece (the HTTP parser delivers that
-    // many bytes; checked again below); a chunked body is counted as it streams in. One over the
-    // limit is read to its end and dropped (up to the limit once more), so the client finishes
-    // its upload and reads the 413 instead of a reset; a longer one is cut off at twice the limit.
-    const bytes = yield* Effect.either(
-      declared !== undefined && /^\d+$/.test(declared)
-        ? request.body
-        : request.bodyBounded(maxBodyBytes, maxBodyBytes)
+): Effect.Effect<Answer, never, Scope.Scope> => {
+  const headers = request.headers
+  if (Http.mediaTypeOf(Http.header(headers, "content-type")) !== Http.JSON_TYPE) {
+    return Effect.succeed(refuse(415, "Unsupported Media Type: Content-Type must be application/json"))
+  }
+  const accept = Http.parseAccept(Http.header(headers, "accept"))
+  if (!Http.accepts(accept, Http.JSON_TYPE)) {
+    return Effect.succeed(
+      refuse(406, "Not Acceptable: Accept must include application/json (and text/event-stream)")
     )
-    if (bytes._tag === "Left") {
-      return bytes.left instanceof Http.BodyTooLarge
-        ? tooLarge()
-        : refuse(400, "Bad Request: the body could not be read")
+  }
+  const sseOk = Http.accepts(accept, Http.SSE_TYPE)
+  const maxBodyBytes = state.maxBodyBytes
+  const tooLarge = () => refuse(413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, { connection: "close" })
+  const declared = Http.header(headers, "content-length")
+  if (declared !== undefined && Number(declared) > maxBodyBytes) return Effect.succeed(tooLarge())
+  // A declared length within the limit is read in one piece (the HTTP parser delivers that
+  // many bytes; checked again below); a chunked body is counted as it streams in. One over the
+  // limit is read to its end and dropped (up to the limit once more), so the client finishes
+  // its upload and reads the 413 instead of a reset; a longer one is cut off at twice the limit.
+  // Once per POST: plain steps (no generator).
+  return Effect.matchEffect(
+    declared !== undefined && /^\d+$/.test(declared)
+      ? request.body
+      : request.bodyBounded(maxBodyBytes, maxBodyBytes),
+    {
+      onFailure: (error) =>
+        Effect.succeed(
+          error instanceof Http.BodyTooLarge ? tooLarge() : refuse(400, "Bad Request: the body could not be read")
+        ),
+      onSuccess: (bytes): Effect.Effect<Answer, never, Scope.Scope> => {
+        if (bytes.byteLength > maxBodyBytes) return Effect.succeed(tooLarge())
+        const text = Http.decodeUtf8(bytes)
+        if (Option.isNone(text)) return unreadable(state, headers, McpError.parseError(), undefined)
+        const classified = JsonRpc.parse(text.value)
+        switch (classified._tag) {
+          case "Invalid":
+            return unreadable(state, headers, classified.error, classified.id)
+          case "Response":
+            return answered(state, headers, classified)
+          case "Notification":
+            return accepted(state, headers, classified)
+          case "Request":
+            return requestPost(
+              state,
+              request,
+              { message: classified, headers, auth, peer: peerOf(request) },
+              classified.message,
+              sseOk
+            )
+        }
+      }
     }
-    if (bytes.right.byteLength > maxBodyBytes) return tooLarge()
-    const text = Http.decodeUtf8(bytes.right)
-    if (Option.isNone(text)) return yield* unreadable(state, headers, McpError.parseError(), undefined)
-    const classified = JsonRpc.parse(text.value)
-    switch (classified._tag) {
-      case "Invalid":
-        return yield* unreadable(state, headers, classified.error, classified.id)
-      case "Response":
-        return yield* answered(state, headers, classified)
-      case "Notification":
-        return yield* accepted(state, headers, classified)
-      case "Request":
-        return yield* requestPost(
-          state,
-          request,
-          { message: classified, headers, auth, peer: peerOf(request) },
-          classified.message,
-          sseOk
-        )
-    }
-  })
+  )
+}
 
 /** A 400 for a body that is not a valid request: the core's id rule, with the session if known. */
 const unreadable = (
@@ -180,17 +185,18 @@ const legacyPost = (
   incoming: Connection.Incoming,
   request: JsonRpc.Request,
   sseOk: boolean
-): Effect.Effect<Answer, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const headers = http.headers
-    if (request.method === McpSchema.Method.initialize) return yield* initialize(state, incoming, request)
-    const found = yield* sessionOf(state, headers)
-    if (found._tag === "Refused") return found.response
+): Effect.Effect<Answer, never, Scope.Scope> => {
+  const headers = http.headers
+  if (request.method === McpSchema.Method.initialize) return initialize(state, incoming, request)
+  // Once per legacy request: plain steps (no generator).
+  return Effect.flatMap(sessionOf(state, headers), (found): Effect.Effect<Answer, never, Scope.Scope> => {
+    if (found._tag === "Refused") return Effect.succeed(found.response)
     if (found._tag === "None") {
       // Sessions off: a throwaway session at the version the header names; else no session: the
       // core answers (400 -32602 naming what is missing; `ping` works).
-      const session = state.sessions ? undefined : yield* statelessSession(state, headers)
-      return yield* once(state, incoming, request, session)
+      return state.sessions
+        ? once(state, incoming, request, undefined)
+        : Effect.flatMap(statelessSession(state, headers), (session) => once(state, incoming, request, session))
     }
     // Legacy: the request lives in the session (a disconnect is not a cancellation; a
     // `notifications/cancelled` is). In-session JSON-RPC errors are HTTP 200: a 404 would read as
@@ -200,7 +206,7 @@ const legacyPost = (
       ...incoming,
       peer: { ...incoming.peer, transport: "tcp", sessionId: found.session.id }
     }
-    return yield* http.exchange({
+    return http.exchange({
       id: request.id,
       sse: sseOk,
       keepAlive: state.keepAlive,
@@ -209,6 +215,7 @@ const legacyPost = (
       runsInline: false
     })
   })
+}
 
 /**
  * The client of one POST as spans and metrics record it (semantic-conventions-genai,

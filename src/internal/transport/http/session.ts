@@ -155,7 +155,7 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
     const ttl = Duration.isFinite(options.idleTimeout) ? options.idleTimeout : SHARED_TTL_CAP
 
     const touch = (s: HttpSession) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(s.lastActivityMillis, now))
+      Effect.clockWith((clock) => Ref.set(s.lastActivityMillis, clock.unsafeCurrentTimeMillis()))
 
     /** Ends a session on this instance only (eviction, idle, the store's end, a remote `Closed`). */
     const closeLocal = (id: string): Effect.Effect<boolean> =>
@@ -391,13 +391,22 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         return yield* open(id, core, false)
       })
 
+    // This instance's sessions only (no shared store): the lookup and the touch, in two steps.
+    const getLocal = (id: string): Effect.Effect<Option.Option<HttpSession>> =>
+      Effect.flatMap(Ref.get(sessions), (m): Effect.Effect<Option.Option<HttpSession>> => {
+        const local = HashMap.get(m, id)
+        return Option.isSome(local) ? Effect.as(touch(local.value), local) : Effect.succeed(local)
+      })
+
     const get = (id: string): Effect.Effect<Option.Option<HttpSession>, Unavailable> =>
+      shared === undefined ? getLocal(id) : getShared(shared, id)
+
+    const getShared = (
+      shared: Cluster.SessionStoreShape,
+      id: string
+    ): Effect.Effect<Option.Option<HttpSession>, Unavailable> =>
       Effect.gen(function*() {
         const local = HashMap.get(yield* Ref.get(sessions), id)
-        if (shared === undefined) {
-          if (Option.isSome(local)) yield* touch(local.value)
-          return local
-        }
         const loaded = yield* Effect.either(shared.load(id, ttl))
         if (loaded._tag === "Left") {
           if (Option.isNone(local)) {

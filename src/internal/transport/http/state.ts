@@ -13,7 +13,7 @@ import type * as Scope from "effect/Scope"
 import type * as McpSchema from "../../../McpSchema.js"
 import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
-import type { Headers } from "../../server/model.js"
+import type { Headers, SessionState } from "../../server/model.js"
 import { type Answer, type ExchangeArgs, refuse } from "./responses.js"
 import type * as Sessions from "./session.js"
 
@@ -73,23 +73,30 @@ export type SessionLookup =
  */
 export const sessionOf = (state: HandlerState, headers: Headers): Effect.Effect<SessionLookup> => {
   const id = HeaderRules.getHeader(headers, HeaderRules.Header.sessionId)
-  if (id === undefined || id === "") return Effect.succeed({ _tag: "None" })
-  return Effect.gen(function*() {
-    const session = yield* Effect.either(state.store.get(id))
-    if (session._tag === "Left") {
-      return {
+  if (id === undefined || id === "") return Effect.succeed(NONE)
+  // Once per legacy request: plain steps (no generator), the session's state read once.
+  return Effect.matchEffect(state.store.get(id), {
+    onFailure: (unavailable) =>
+      Effect.succeed<SessionLookup>({
         _tag: "Refused",
-        response: refuse(503, `Service Unavailable: ${session.left.reason}; try again later`, { "retry-after": "1" })
-      } as const
-    }
-    if (Option.isNone(session.right)) {
-      return { _tag: "Refused", response: refuse(404, "Not Found: unknown or terminated session") } as const
-    }
-    const versionError = yield* checkLegacyVersion(state, session.right.value, headers)
-    if (Option.isSome(versionError)) return { _tag: "Refused", response: versionError.value } as const
-    return { _tag: "Found", session: session.right.value } as const
+        response: refuse(503, `Service Unavailable: ${unavailable.reason}; try again later`, { "retry-after": "1" })
+      }),
+    onSuccess: (found) =>
+      Option.isNone(found)
+        ? Effect.succeed<SessionLookup>({
+          _tag: "Refused",
+          response: refuse(404, "Not Found: unknown or terminated session")
+        })
+        : Effect.map(Ref.get(found.value.core.state), (current): SessionLookup => {
+          const versionError = checkLegacyVersion(state, current, headers)
+          return versionError === undefined
+            ? { _tag: "Found", session: found.value }
+            : { _tag: "Refused", response: versionError }
+        })
   })
 }
+
+const NONE: SessionLookup = { _tag: "None" }
 
 /**
  * An absent header (or `2025-03-26`, the value the spec assumes when it is absent) → the
@@ -98,21 +105,20 @@ export const sessionOf = (state: HandlerState, headers: Headers): Effect.Effect<
  */
 const checkLegacyVersion = (
   state: HandlerState,
-  session: Sessions.HttpSession,
+  current: SessionState | undefined,
   headers: Headers
-): Effect.Effect<Option.Option<Answer>> =>
-  Effect.map(Ref.get(session.core.state), (current) => {
-    const requested = HeaderRules.getHeader(headers, HeaderRules.Header.protocolVersion)
-    const negotiated = current?.protocolVersion
-    // `2025-03-26` is what the spec assumes when the header is absent; some SDKs (and the
-    // conformance suite 0.1.16) send it explicitly inside a session: treat it like absence.
-    if (requested === undefined || requested === negotiated || requested === ASSUMED_VERSION) return Option.none()
-    return Option.some(refuse(
-      400,
-      `Bad Request: ${HeaderRules.Header.protocolVersion} '${requested}' is not this session's negotiated version '${
-        negotiated ?? "none"
-      }'`,
-      {},
-      { supported: state.legacyVersions, requested }
-    ))
-  })
+): Answer | undefined => {
+  const requested = HeaderRules.getHeader(headers, HeaderRules.Header.protocolVersion)
+  const negotiated = current?.protocolVersion
+  // `2025-03-26` is what the spec assumes when the header is absent; some SDKs (and the
+  // conformance suite 0.1.16) send it explicitly inside a session: treat it like absence.
+  if (requested === undefined || requested === negotiated || requested === ASSUMED_VERSION) return undefined
+  return refuse(
+    400,
+    `Bad Request: ${HeaderRules.Header.protocolVersion} '${requested}' is not this session's negotiated version '${
+      negotiated ?? "none"
+    }'`,
+    {},
+    { supported: state.legacyVersions, requested }
+  )
+}
