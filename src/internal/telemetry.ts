@@ -342,6 +342,20 @@ const update = (
   })
 
 /**
+ * {@link update} at once, in a step of `fiber` that already runs (its own metric labels as they
+ * are now).
+ */
+const updateNow = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  metric: Metric.Metric.Histogram<number>,
+  labels: ReadonlyArray<MetricLabel.MetricLabel>,
+  seconds: number
+): void => {
+  const own = fiber.getFiberRef(FiberRef.currentMetricLabels)
+  metric.unsafeUpdate(seconds, own.length === 0 ? labels : [...labels, ...own])
+}
+
+/**
  * Records one operation's duration with the span's low-cardinality attributes and its outcome.
  * Kept bounded against names a peer makes up: a -32602 answer (unknown tool or prompt) drops
  * the tool / prompt name, a -32601 answer (unknown method) records the method as `_OTHER`.
@@ -650,15 +664,28 @@ export const clientRequest = <E extends { readonly _tag: string }>(
       const sent = trace.tracestate === undefined && trace.baggage === undefined
         ? params
         : withTraceMeta(params, undefined, trace)
-      return Effect.onExit(send(sent), (exit) => {
-        const end = clock.unsafeCurrentTimeNanos()
-        const outcome = Exit.isSuccess(exit) ? resultOutcome(exit.value) : failureOutcome(exit) ?? CANCELLED
-        return update(
+      // `Effect.onExit` without its cleanup step: the metric is updated in the step that sees the
+      // outcome, which is then returned as it is (bench/README.md, "Issue #24: in-process, session 8").
+      const record = (outcome: Outcome): void =>
+        updateNow(
+          fiber,
           clientOperationDuration,
           operationLabels("client", peer, method, params?.name, protocolVersion, outcome),
-          secondsBetween(start, end)
+          secondsBetween(start, clock.unsafeCurrentTimeNanos())
         )
-      })
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.matchCauseEffect(restore(send(sent)), {
+          onFailure: (cause) => {
+            const exit = Exit.failCause(cause)
+            record(failureOutcome(exit) ?? CANCELLED)
+            return exit
+          },
+          onSuccess: (result) => {
+            record(resultOutcome(result))
+            return Exit.succeed(result)
+          }
+        })
+      )
     }
     const content = options?.recordToolContent === true
     const attributes = peerAttributes(requestAttributes(method, params, id, content), peer, "client")
