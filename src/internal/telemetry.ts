@@ -647,14 +647,15 @@ export const traceContextOf = (meta: JsonRpc.JsonObject): TraceContext["Type"] |
  * span is made and no `traceparent` written. Either way the current `TraceContext`'s `tracestate`
  * / `baggage` are added unless the params carry their own.
  */
-export const clientRequest = <E extends { readonly _tag: string }>(
+export const clientRequest = <A, E1, E extends { readonly _tag: string }>(
   method: string,
   params: JsonRpc.JsonObject | undefined,
   id: JsonRpc.RequestId,
   protocolVersion: string | undefined,
   peer: Peer | undefined,
   options: Options | undefined,
-  send: (params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, E>
+  send: (params: JsonRpc.JsonObject | undefined) => Effect.Effect<A, E1>,
+  settle: (exit: Exit.Exit<A, E1>) => Exit.Exit<JsonRpc.JsonObject, E>
 ): Effect.Effect<JsonRpc.JsonObject, E> =>
   Effect.withFiberRuntime((fiber) => {
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
@@ -666,24 +667,22 @@ export const clientRequest = <E extends { readonly _tag: string }>(
         : withTraceMeta(params, undefined, trace)
       // `Effect.onExit` without its cleanup step: the metric is updated in the step that sees the
       // outcome, which is then returned as it is (bench/README.md, "Issue #24: in-process, session 8").
-      const record = (outcome: Outcome): void =>
+      // `settle` runs in that step too (no step of its own for the transport's answer).
+      const record = (exit: Exit.Exit<JsonRpc.JsonObject, E>): Exit.Exit<JsonRpc.JsonObject, E> => {
+        const end = clock.unsafeCurrentTimeNanos()
+        const outcome = Exit.isSuccess(exit) ? resultOutcome(exit.value) : failureOutcome(exit) ?? CANCELLED
         updateNow(
           fiber,
           clientOperationDuration,
           operationLabels("client", peer, method, params?.name, protocolVersion, outcome),
-          secondsBetween(start, clock.unsafeCurrentTimeNanos())
+          secondsBetween(start, end)
         )
+        return exit
+      }
       return Effect.uninterruptibleMask((restore) =>
         Effect.matchCauseEffect(restore(send(sent)), {
-          onFailure: (cause) => {
-            const exit = Exit.failCause(cause)
-            record(failureOutcome(exit) ?? CANCELLED)
-            return exit
-          },
-          onSuccess: (result) => {
-            record(resultOutcome(result))
-            return Exit.succeed(result)
-          }
+          onFailure: (cause) => record(settle(Exit.failCause(cause))),
+          onSuccess: (answer) => record(settle(Exit.succeed(answer)))
         })
       )
     }
@@ -695,6 +694,10 @@ export const clientRequest = <E extends { readonly _tag: string }>(
       Effect.makeSpan(spanName(method, params), { kind: "client", attributes, captureStackTrace: false }),
       (span) =>
         send(withTraceMeta(params, span, trace)).pipe(
+          Effect.matchCauseEffect({
+            onFailure: (cause) => settle(Exit.failCause(cause)),
+            onSuccess: (answer) => settle(Exit.succeed(answer))
+          }),
           // what the transport traces (an HTTP request) runs beneath the MCP span
           Effect.withParentSpan(span),
           Effect.onExit((exit) => {
