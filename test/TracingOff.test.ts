@@ -8,6 +8,7 @@
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
@@ -92,6 +93,36 @@ describe("telemetry without a tracer", () => {
             "gen_ai.operation.name=execute_tool",
             "mcp.protocol.version=2026-07-28"
           ])
+        )
+      }
+    }))
+
+  it.live("an untraced call that times out or is interrupted is recorded with its outcome and the fiber's own labels", () =>
+    Effect.gen(function*() {
+      const started: Array<string> = []
+      const slow = (name: string) =>
+        Tool.make({ name, handler: () => Effect.zipRight(Effect.sync(() => started.push(name)), Effect.never) })
+      const server = yield* McpServer.make({
+        name: "untraced-slow",
+        version: "1",
+        tools: [slow("off_timeout"), slow("off_interrupted")]
+      })
+      const client = yield* McpClient.connect(yield* InProcess.client(server))
+      const timedOut = yield* Effect.flip(
+        client.callTool("off_timeout", {}, { timeout: "50 millis" }).pipe(Effect.tagMetrics("app", "off"))
+      )
+      assert.strictEqual(timedOut._tag, "ClientError")
+      const fiber = yield* Effect.fork(client.callTool("off_interrupted", {}).pipe(Effect.tagMetrics("app", "off")))
+      for (let i = 0; i < 200 && !started.includes("off_interrupted"); i++) yield* Effect.sleep("5 millis")
+      assert.deepStrictEqual(started, ["off_timeout", "off_interrupted"])
+      yield* Fiber.interrupt(fiber)
+      for (const [tool, errorType] of [["off_timeout", "timeout"], ["off_interrupted", "cancelled"]] as const) {
+        const [client] = yield* histograms("mcp.client.operation.duration", tool)
+        assert(client !== undefined, tool)
+        const state = client.metricState
+        assert(MetricState.isHistogramState(state) && state.count === 1, tool)
+        expect(client.metricKey.tags.map((t) => `${t.key}=${t.value}`)).toEqual(
+          expect.arrayContaining([`error.type=${errorType}`, "app=off", "mcp.method.name=tools/call"])
         )
       }
     }))

@@ -342,6 +342,20 @@ const update = (
   })
 
 /**
+ * {@link update} at once, in a step of `fiber` that already runs (its own metric labels as they
+ * are now).
+ */
+const updateNow = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  metric: Metric.Metric.Histogram<number>,
+  labels: ReadonlyArray<MetricLabel.MetricLabel>,
+  seconds: number
+): void => {
+  const own = fiber.getFiberRef(FiberRef.currentMetricLabels)
+  metric.unsafeUpdate(seconds, own.length === 0 ? labels : [...labels, ...own])
+}
+
+/**
  * Records one operation's duration with the span's low-cardinality attributes and its outcome.
  * Kept bounded against names a peer makes up: a -32602 answer (unknown tool or prompt) drops
  * the tool / prompt name, a -32601 answer (unknown method) records the method as `_OTHER`.
@@ -633,14 +647,15 @@ export const traceContextOf = (meta: JsonRpc.JsonObject): TraceContext["Type"] |
  * span is made and no `traceparent` written. Either way the current `TraceContext`'s `tracestate`
  * / `baggage` are added unless the params carry their own.
  */
-export const clientRequest = <E extends { readonly _tag: string }>(
+export const clientRequest = <A, E1, E extends { readonly _tag: string }>(
   method: string,
   params: JsonRpc.JsonObject | undefined,
   id: JsonRpc.RequestId,
   protocolVersion: string | undefined,
   peer: Peer | undefined,
   options: Options | undefined,
-  send: (params: JsonRpc.JsonObject | undefined) => Effect.Effect<JsonRpc.JsonObject, E>
+  send: (params: JsonRpc.JsonObject | undefined) => Effect.Effect<A, E1>,
+  settle: (exit: Exit.Exit<A, E1>) => Exit.Exit<JsonRpc.JsonObject, E>
 ): Effect.Effect<JsonRpc.JsonObject, E> =>
   Effect.withFiberRuntime((fiber) => {
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
@@ -650,15 +665,26 @@ export const clientRequest = <E extends { readonly _tag: string }>(
       const sent = trace.tracestate === undefined && trace.baggage === undefined
         ? params
         : withTraceMeta(params, undefined, trace)
-      return Effect.onExit(send(sent), (exit) => {
+      // `Effect.onExit` without its cleanup step: the metric is updated in the step that sees the
+      // outcome, which is then returned as it is (bench/README.md, "Issue #24: in-process, session 8").
+      // `settle` runs in that step too (no step of its own for the transport's answer).
+      const record = (exit: Exit.Exit<JsonRpc.JsonObject, E>): Exit.Exit<JsonRpc.JsonObject, E> => {
         const end = clock.unsafeCurrentTimeNanos()
         const outcome = Exit.isSuccess(exit) ? resultOutcome(exit.value) : failureOutcome(exit) ?? CANCELLED
-        return update(
+        updateNow(
+          fiber,
           clientOperationDuration,
           operationLabels("client", peer, method, params?.name, protocolVersion, outcome),
           secondsBetween(start, end)
         )
-      })
+        return exit
+      }
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.matchCauseEffect(restore(send(sent)), {
+          onFailure: (cause) => record(settle(Exit.failCause(cause))),
+          onSuccess: (answer) => record(settle(Exit.succeed(answer)))
+        })
+      )
     }
     const content = options?.recordToolContent === true
     const attributes = peerAttributes(requestAttributes(method, params, id, content), peer, "client")
@@ -668,6 +694,10 @@ export const clientRequest = <E extends { readonly _tag: string }>(
       Effect.makeSpan(spanName(method, params), { kind: "client", attributes, captureStackTrace: false }),
       (span) =>
         send(withTraceMeta(params, span, trace)).pipe(
+          Effect.matchCauseEffect({
+            onFailure: (cause) => settle(Exit.failCause(cause)),
+            onSuccess: (answer) => settle(Exit.succeed(answer))
+          }),
           // what the transport traces (an HTTP request) runs beneath the MCP span
           Effect.withParentSpan(span),
           Effect.onExit((exit) => {

@@ -5,13 +5,16 @@
  * Caching). Plain functions over the client's `Setup` / `State`.
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as JsonRpc from "../../JsonRpc.js"
 import type { CallError, CallOptions } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
-import type { RequestOptions } from "../../Transport.js"
+import type { RequestOptions, TransportError } from "../../Transport.js"
 import * as Telemetry from "../telemetry.js"
 import * as Cache from "./cache.js"
 import { ClientError } from "./error.js"
@@ -48,20 +51,31 @@ export const exchange = (
         onNotification: requestOptions?.onNotification,
         onRequest: requestOptions?.onRequest ?? setup.answerServer,
         timeout: deadline
-      }).pipe(
-        // one continuation for both outcomes
-        Effect.matchEffect({
-          onFailure: (e): Effect.Effect<never, CallError> =>
-            Effect.fail(
-              e.reason === "Timeout" ? new ClientError({ reason: "Timeout", message: `${method} timed out` }) : e
-            ),
-          onSuccess: (response) =>
-            JsonRpc.isErrorResponse(response)
-              ? Effect.fail(JsonRpc.McpError.fromErrorObject(response.error))
-              : Effect.succeed(response.result)
-        })
-      )
+      }),
+    // in the telemetry's own step (bench/README.md, "Issue #24: in-process, session 8")
+    (exit) => settleExchange(method, exit)
   )
+
+/**
+ * The transport's answer as the request's outcome: the result, the peer's error as `McpError`, a
+ * transport timeout as `ClientError` "Timeout"; a cause without a failure (a defect, an
+ * interruption) as it is.
+ */
+const settleExchange = (
+  method: string,
+  exit: Exit.Exit<JsonRpc.Response, TransportError>
+): Exit.Exit<JsonRpc.JsonObject, CallError> => {
+  if (Exit.isSuccess(exit)) {
+    const response = exit.value
+    return JsonRpc.isErrorResponse(response)
+      ? Exit.fail(JsonRpc.McpError.fromErrorObject(response.error))
+      : Exit.succeed(response.result)
+  }
+  const failure = Cause.failureOrCause(exit.cause)
+  if (Either.isRight(failure)) return Exit.failCause(failure.right)
+  const e = failure.left
+  return Exit.fail(e.reason === "Timeout" ? new ClientError({ reason: "Timeout", message: `${method} timed out` }) : e)
+}
 
 /**
  * `result` when it is final (`resultType` absent or `"complete"`, MCP 2026-07-28, Overview ›
