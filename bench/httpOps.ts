@@ -11,27 +11,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as RuntimeFlags from "effect/RuntimeFlags"
-import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 import * as Scope from "effect/Scope"
-import * as Supervisor from "effect/Supervisor"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+import { OpCounter, supervisedBy } from "./lib/measure.js"
 import { makeServer } from "./lib/ours.js"
 import { ECHO_TEXT, LEGACY } from "./lib/shared.js"
 
-let ops = 0
-let fibers = 0
-class Count extends Supervisor.AbstractSupervisor<void> {
-  get value() {
-    return Effect.void
-  }
-  override onStart() {
-    fibers++
-  }
-  override onEffect() {
-    ops++
-  }
-}
+const counter = new OpCounter()
 const scope = Effect.runSync(Scope.make())
 const address = await Effect.runPromise(
   Effect.gen(function*() {
@@ -39,8 +25,7 @@ const address = await Effect.runPromise(
     return yield* StreamableHttp.serve(server, { port: 0, host: "127.0.0.1" })
   }).pipe(
     Scope.extend(scope),
-    Effect.supervised(new Count()),
-    Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision))
+    supervisedBy(counter)
   )
 )
 let sessionId: string | null = null
@@ -69,15 +54,14 @@ const call = (id: number) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: ECHO_TEXT } } })
 for (let i = 1; i <= 200; i++) await post(call(i))
 const n = 2000
-ops = 0
-fibers = 0
+counter.reset()
 for (let i = 0; i < n; i++) {
   const text = await post(call(1000 + i))
   if (!text.includes(ECHO_TEXT)) throw new Error(text)
 }
 console.log(
-  `legacy tools/call: ${(ops / n).toFixed(1)} Effect ops, ${
-    (fibers / n).toFixed(2)
+  `legacy tools/call: ${(counter.ops / n).toFixed(1)} Effect ops, ${
+    (counter.fibers / n).toFixed(2)
   } fibers per request (supervised fibers)`
 )
 await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -12,40 +12,19 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as RuntimeFlags from "effect/RuntimeFlags"
-import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 import * as Scope from "effect/Scope"
-import * as Supervisor from "effect/Supervisor"
-import { Session } from "node:inspector/promises"
 import { McpClient } from "presa-mcp"
 import * as InProcess from "presa-mcp/transport/InProcess"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import { serverCommand } from "./lib/harness.js"
+import { OpCounter, sampleAllocations, supervisedBy, totalBytes } from "./lib/measure.js"
 import { makeServer } from "./lib/ours.js"
 import { ECHO_TEXT } from "./lib/shared.js"
 
 const mode = process.argv[2] ?? "inprocess"
 const calls = Math.min(100_000, Math.max(100, Number(process.argv[3] ?? 5000)))
 
-let ops = 0
-let fibers = 0
-class Count extends Supervisor.AbstractSupervisor<void> {
-  get value() {
-    return Effect.void
-  }
-  override onStart() {
-    fibers++
-  }
-  override onEffect() {
-    ops++
-  }
-}
-
-interface SamplingNode {
-  readonly selfSize: number
-  readonly children: ReadonlyArray<SamplingNode>
-}
-const totalBytes = (node: SamplingNode): number => node.children.reduce((sum, c) => sum + totalBytes(c), node.selfSize)
+const counter = new OpCounter()
 
 const scope = Effect.runSync(Scope.make())
 const client = await Effect.runPromise(
@@ -65,26 +44,12 @@ await Effect.runPromise(Effect.gen(function*() {
   for (let i = 0; i < 500; i++) yield* one
 }))
 
-await Effect.runPromise(
-  loop.pipe(
-    Effect.supervised(new Count()),
-    Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision))
-  )
-)
+await Effect.runPromise(loop.pipe(supervisedBy(counter)))
 
-const session = new Session()
-session.connect()
-await session.post("HeapProfiler.startSampling", {
-  samplingInterval: 512,
-  includeObjectsCollectedByMajorGC: true,
-  includeObjectsCollectedByMinorGC: true
-})
-await Effect.runPromise(loop)
-const { profile } = await session.post("HeapProfiler.stopSampling")
-session.disconnect()
+const allocated = await sampleAllocations(() => Effect.runPromise(loop))
 
 console.log(
-  `${mode} callTool: ${(ops / calls).toFixed(1)} Effect ops, ${(fibers / calls).toFixed(2)} fibers, ` +
-    `${(totalBytes(profile.head) / calls / 1024).toFixed(1)} KiB allocated per call (this process)`
+  `${mode} callTool: ${(counter.ops / calls).toFixed(1)} Effect ops, ${(counter.fibers / calls).toFixed(2)} fibers, ` +
+    `${(totalBytes(allocated) / calls / 1024).toFixed(1)} KiB allocated per call (this process)`
 )
 await Effect.runPromise(Effect.andThen(client.close, Scope.close(scope, Exit.void)))

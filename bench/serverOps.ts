@@ -15,36 +15,23 @@
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
-import * as Supervisor from "effect/Supervisor"
 import { EventEmitter } from "node:events"
-import { Session } from "node:inspector/promises"
 import * as Stdio from "presa-mcp/transport/Stdio"
+import { OpCounter, sampleAllocations, type SamplingNode, totalBytes } from "./lib/measure.js"
 import { makeServer } from "./lib/ours.js"
 import { ECHO_TEXT, MODERN_META } from "./lib/shared.js"
 
 const calls = Math.min(100_000, Math.max(100, Number(process.argv[2] ?? 5000)))
 const seconds = Math.min(30, Math.max(1, Number(process.argv[3] ?? 3)))
 
-let ops = 0
-let fibers = 0
-let counting = false
 let tracing = false
-class Count extends Supervisor.AbstractSupervisor<void> {
-  get value() {
-    return Effect.void
-  }
-  override onStart() {
-    if (counting) fibers++
-  }
-  override onEffect(_fiber: unknown, effect: unknown) {
-    if (counting) ops++
-    if (tracing) {
-      const e = effect as { _op?: string; effect_instruction_i0?: unknown; effect_instruction_i1?: unknown }
-      const f = (u: unknown) => typeof u === "function" ? String(u).slice(0, 90).replace(/\s+/g, " ") : ""
-      process.stderr.write(`  ${e._op} ${f(e.effect_instruction_i0)} | ${f(e.effect_instruction_i1)}\n`)
-    }
-  }
-}
+const counter = new OpCounter((effect) => {
+  if (!tracing) return
+  const e = effect as { _op?: string; effect_instruction_i0?: unknown; effect_instruction_i1?: unknown }
+  const f = (u: unknown) => typeof u === "function" ? String(u).slice(0, 90).replace(/\s+/g, " ") : ""
+  process.stderr.write(`  ${e._op} ${f(e.effect_instruction_i0)} | ${f(e.effect_instruction_i1)}\n`)
+})
+counter.counting = false
 
 // SERVER_OPS_COUNT=1: count Effect operations. The connection starts each request as a root fiber
 // with the default runtime flags: op supervision is turned on there, so that those fibers' steps
@@ -99,49 +86,34 @@ const loop = async (n: number) => {
 }
 
 const server = await Effect.runPromise(makeServer())
-const served = Effect.runPromise(countOps ? Effect.supervised(Stdio.run(server), new Count()) : Stdio.run(server))
+const served = Effect.runPromise(countOps ? Effect.supervised(Stdio.run(server), counter) : Stdio.run(server))
 // Bounded wait until the server reads stdin.
 for (let i = 0; i < 1000 && stdin.listenerCount("data") === 0; i++) await new Promise((r) => setTimeout(r, 1))
 
 await loop(2000)
-counting = true
+counter.counting = true
 await loop(calls)
-counting = false
+counter.counting = false
 if (process.env.SERVER_OPS_TRACE !== undefined) {
   tracing = true
   await loop(1)
   tracing = false
 }
 
-const session = new Session()
-session.connect()
-await session.post("HeapProfiler.startSampling", {
-  samplingInterval: 512,
-  includeObjectsCollectedByMajorGC: true,
-  includeObjectsCollectedByMinorGC: true
-})
-await loop(calls)
-const { profile } = await session.post("HeapProfiler.stopSampling")
-session.disconnect()
+const allocated = await sampleAllocations(() => loop(calls))
 
-interface SamplingNode {
-  readonly selfSize: number
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
-  readonly children: ReadonlyArray<SamplingNode>
-}
-const totalBytes = (node: SamplingNode): number => node.children.reduce((sum, c) => sum + totalBytes(c), node.selfSize)
 // SERVER_OPS_SITES=1: the allocation sites (function, file:line) by bytes per call.
 if (process.env.SERVER_OPS_SITES !== undefined) {
   const sites = new Map<string, number>()
   const walk = (node: SamplingNode): void => {
     const f = node.callFrame
     const key = `${f.functionName || "(anonymous)"} ${
-      f.url.replace(/^.*node_modules\//, "").replace(/^.*\/srv\//, "")
+      f.url.replace(/^.*node_modules\//, "").replace(/^.*?\/(dist|src|bench)\//, "$1/")
     }:${f.lineNumber + 1}`
     sites.set(key, (sites.get(key) ?? 0) + node.selfSize)
     for (const c of node.children) walk(c)
   }
-  walk(profile.head)
+  walk(allocated)
   for (const [key, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
     if (bytes / calls >= 16) process.stderr.write(`${(bytes / calls).toFixed(0).padStart(6)} B/call  ${key}\n`)
   }
@@ -158,8 +130,10 @@ const cpu = process.cpuUsage(cpu0)
 
 process.stderr.write(
   `stdio server tools/call: ` +
-    (countOps ? `${(ops / calls).toFixed(1)} Effect ops, ${(fibers / calls).toFixed(2)} fibers, ` : "") +
-    `${(totalBytes(profile.head) / calls / 1024).toFixed(2)} KiB allocated, ` +
+    (countOps
+      ? `${(counter.ops / calls).toFixed(1)} Effect ops, ${(counter.fibers / calls).toFixed(2)} fibers, `
+      : "") +
+    `${(totalBytes(allocated) / calls / 1024).toFixed(2)} KiB allocated, ` +
     `${((cpu.user + cpu.system) / timed).toFixed(2)} µs CPU per call (${timed} timed calls)\n`
 )
 stdin.readable = false
