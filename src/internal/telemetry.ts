@@ -336,14 +336,13 @@ const update = (
   seconds: number
 ): Effect.Effect<void> =>
   Effect.withFiberRuntime((fiber) => {
-    const own = fiber.getFiberRef(FiberRef.currentMetricLabels)
-    metric.unsafeUpdate(seconds, own.length === 0 ? labels : [...labels, ...own])
+    updateNow(fiber, metric, labels, seconds)
     return Effect.void
   })
 
 /**
  * {@link update} at once, in a step of `fiber` that already runs (its own metric labels as they
- * are now).
+ * are now): what `update` runs, for a caller already inside such a step.
  */
 const updateNow = (
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
