@@ -56,18 +56,22 @@ export const failPending = (client: Client, error: TransportError): Effect.Effec
     for (const entry of entries) entry.settle(exit)
   })
 
-/** Writes one message as a line; `false` when the process is gone. */
+/** Writes one message as a line, now; `false` when the process is gone. */
+const writeLine = (send: Connection["send"], message: JsonRpc.Message): boolean => send(JsonRpc.encode(message) + "\n")
+
+/** {@link writeLine} when the Effect runs. */
 export const sendOn = (send: Connection["send"], message: JsonRpc.Message): Effect.Effect<boolean> =>
-  Effect.sync(() => send(JsonRpc.encode(message) + "\n"))
+  Effect.sync(() => writeLine(send, message))
 
 /** Tells the server the client gave up `message` (never for `initialize`). */
 const tellCancelled = (connection: Connection, message: JsonRpc.Request): void => {
   if (message.method === McpSchema.Method.initialize) return
-  connection.send(
-    JsonRpc.encode(JsonRpc.notification(McpSchema.Method.cancelled, {
+  writeLine(
+    connection.send,
+    JsonRpc.notification(McpSchema.Method.cancelled, {
       requestId: message.id,
       reason: "The client cancelled the request"
-    })) + "\n"
+    })
   )
 }
 
@@ -113,7 +117,7 @@ export const requestOn = (
       onNotification: requestOptions?.onNotification
     }
     client.pending.set(id, entry)
-    if (!target.send(JsonRpc.encode(message) + "\n")) {
+    if (!writeLine(target.send, message)) {
       client.pending.delete(id)
       return resume(Effect.fail(closedError("the server process is gone")))
     }
