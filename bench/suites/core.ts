@@ -32,7 +32,7 @@ import { ECHO_TEXT, LEGACY, MODERN, MODERN_META } from "../lib/shared.js"
 
 const WARMUP: Bounds = { maxMs: 1000, maxCount: 50_000 }
 const ROUND: Bounds = { maxMs: 500, maxCount: 100_000 }
-const ROUNDS = 4
+const ROUNDS = 6
 
 const modernCall = (id: number) => ({
   jsonrpc: "2.0" as const,

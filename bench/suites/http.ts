@@ -19,8 +19,8 @@ import { best, type Contender, interleave, roundsOf } from "../lib/compare.js"
 import { percentile, type Row, row, startHttpServer, stopChild } from "../lib/harness.js"
 import { ECHO_TEXT, LEGACY, MODERN, MODERN_META } from "../lib/shared.js"
 
-const ROUNDS = 2
-/** Seconds per round and connection count: 2 rounds × 2.5 s = 5 s per figure. */
+const ROUNDS = 3
+/** Seconds per round and connection count: 3 rounds × 2.5 s = 7.5 s per figure. */
 const ROUND_SECONDS = 2.5
 const WARMUP_SECONDS = 1
 const CONNECTIONS = [1, 64] as const

@@ -25,7 +25,7 @@ import { isEcho } from "./core.js"
 
 const WARMUP: Bounds = { maxMs: 1000, maxCount: 20_000 }
 const ROUND: Bounds = { maxMs: 800, maxCount: 100_000 }
-const ROUNDS = 3
+const ROUNDS = 5
 const IN_FLIGHT = 32
 const CONNECT_TIMEOUT = 15_000
 
