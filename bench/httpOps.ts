@@ -4,7 +4,8 @@
  * (`StreamableHttp.serve`) runs in this process under a counting `Supervisor` with op supervision
  * on, so every step of the listener's fiber per request is counted (the session connection's
  * request fiber is counted as a fiber; it runs with default runtime flags, so its steps are not).
- * The client is `fetch`, sequential, 2,000 calls after 200 warm-up calls.
+ * The client is `fetch`, sequential, 2,000 calls after 200 warm-up calls; then 2,000 more under
+ * V8's sampling heap profiler (the process's allocation per request, the client's included).
  *
  *   npm run build && npx tsc -p tsconfig.bench.json
  *   TSX_TSCONFIG_PATH=tsconfig.bench.json node --import tsx bench/httpOps.ts
@@ -13,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
-import { OpCounter, supervisedBy } from "./lib/measure.js"
+import { OpCounter, sampleAllocations, supervisedBy, totalBytes } from "./lib/measure.js"
 import { makeServer } from "./lib/ours.js"
 import { ECHO_TEXT, LEGACY } from "./lib/shared.js"
 
@@ -59,9 +60,19 @@ for (let i = 0; i < n; i++) {
   const text = await post(call(1000 + i))
   if (!text.includes(ECHO_TEXT)) throw new Error(text)
 }
+// Then the bytes the whole process allocates per request (the `fetch` client's share included, the
+// same for any server build: compare two builds' figures, not the absolute one), counting off.
+counter.counting = false
+const allocated = totalBytes(
+  await sampleAllocations(async () => {
+    for (let i = 0; i < n; i++) await post(call(10_000 + i))
+  })
+)
 console.log(
   `legacy tools/call: ${(counter.ops / n).toFixed(1)} Effect ops, ${
     (counter.fibers / n).toFixed(2)
-  } fibers per request (supervised fibers)`
+  } fibers per request (supervised fibers); ${
+    (allocated / n / 1024).toFixed(1)
+  } KiB allocated per request (the process, client included)`
 )
 await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -16,7 +16,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
-import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as NodeHttp from "node:http"
 import * as Connection from "../server/connection.js"
@@ -57,7 +56,9 @@ const serveOne = (
   request: NodeHttp.IncomingMessage,
   response: NodeHttp.ServerResponse
 ): Effect.Effect<void> =>
-  Effect.scoped(Effect.flatMap(endpoint(fromNode(request, response)), (answer) => write(response, answer))).pipe(
+  // No `Effect.scoped`: the Node exchange needs no Scope (`EndpointRequest`'s `R` is `never`);
+  // a GET's SSE stream is run by `Stream.runForEach`, which scopes itself.
+  Effect.flatMap(endpoint(fromNode(request, response)), (answer) => write(response, answer)).pipe(
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(
         Effect.logError("Streamable HTTP: the request failed with a defect", cause),
@@ -164,7 +165,7 @@ const writeJson = (response: NodeHttp.ServerResponse, status: number, text: stri
  * `keepAlive`. A request interrupted before its reply gets `204` (or its stream ends); one that
  * failed with a defect `500` -32603. A write the client does not read waits for `drain`.
  */
-const exchange = (response: NodeHttp.ServerResponse, args: ExchangeArgs): Effect.Effect<Answer, never, Scope.Scope> =>
+const exchange = (response: NodeHttp.ServerResponse, args: ExchangeArgs): Effect.Effect<Answer> =>
   Effect.suspend(() => {
     // 0: nothing written; 1: an SSE stream is open; 2: ended
     let phase: 0 | 1 | 2 = 0

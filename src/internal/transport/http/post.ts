@@ -9,7 +9,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../../JsonRpc.js"
 import * as McpSchema from "../../../McpSchema.js"
 import type { AuthInfo } from "../../../RequestContext.js"
@@ -27,11 +26,11 @@ import * as Http from "./wire.js"
 const { McpError } = JsonRpc
 
 /** Handles a POST: the body is read within `maxBodyBytes` and classified once. */
-export const post = (
+export const post = <R>(
   state: HandlerState,
-  request: EndpointRequest,
+  request: EndpointRequest<R>,
   auth: AuthInfo | undefined
-): Effect.Effect<Answer, never, Scope.Scope> => {
+): Effect.Effect<Answer, never, R> => {
   const headers = request.headers
   if (Http.mediaTypeOf(Http.header(headers, "content-type")) !== Http.JSON_TYPE) {
     return Effect.succeed(refuse(415, "Unsupported Media Type: Content-Type must be application/json"))
@@ -61,7 +60,7 @@ export const post = (
         Effect.succeed(
           error instanceof Http.BodyTooLarge ? tooLarge() : refuse(400, "Bad Request: the body could not be read")
         ),
-      onSuccess: (bytes): Effect.Effect<Answer, never, Scope.Scope> => {
+      onSuccess: (bytes): Effect.Effect<Answer, never, R> => {
         if (bytes.byteLength > maxBodyBytes) return Effect.succeed(tooLarge())
         const text = Http.decodeUtf8(bytes)
         if (Option.isNone(text)) return unreadable(state, headers, McpError.parseError(), undefined)
@@ -154,13 +153,13 @@ const answered = (
     return empty(202)
   })
 
-const requestPost = (
+const requestPost = <R>(
   state: HandlerState,
-  http: EndpointRequest,
+  http: EndpointRequest<R>,
   incoming: Connection.Incoming,
   request: JsonRpc.Request,
   sseOk: boolean
-): Effect.Effect<Answer, never, Scope.Scope> => {
+): Effect.Effect<Answer, never, R> => {
   if (Dispatch.isModern(request.method, request.params, http.headers)) {
     // Stateless: Mcp-Session-Id is ignored; the request runs in the response's fiber or in a fiber
     // of its scope, so closing the response cancels it.
@@ -179,17 +178,17 @@ const requestPost = (
 const replyStatus = (reply: Reply): number => reply.status
 const sessionStatus = (reply: Reply): number => reply.status === 404 ? 200 : reply.status
 
-const legacyPost = (
+const legacyPost = <R>(
   state: HandlerState,
-  http: EndpointRequest,
+  http: EndpointRequest<R>,
   incoming: Connection.Incoming,
   request: JsonRpc.Request,
   sseOk: boolean
-): Effect.Effect<Answer, never, Scope.Scope> => {
+): Effect.Effect<Answer, never, R> => {
   const headers = http.headers
   if (request.method === McpSchema.Method.initialize) return initialize(state, incoming, request)
   // Once per legacy request: plain steps (no generator).
-  return Effect.flatMap(sessionOf(state, headers), (found): Effect.Effect<Answer, never, Scope.Scope> => {
+  return Effect.flatMap(sessionOf(state, headers), (found): Effect.Effect<Answer, never, R> => {
     if (found._tag === "Refused") return Effect.succeed(found.response)
     if (found._tag === "None") {
       // Sessions off: a throwaway session at the version the header names; else no session: the
@@ -221,7 +220,7 @@ const legacyPost = (
  * The client of one POST as spans and metrics record it (semantic-conventions-genai,
  * docs/gen-ai/mcp.md, "Recording MCP transport"): TCP, HTTP, the socket's remote address.
  */
-const peerOf = (request: EndpointRequest): Telemetry.Peer => ({
+const peerOf = <R>(request: EndpointRequest<R>): Telemetry.Peer => ({
   transport: "tcp",
   protocolName: "http",
   address: request.remoteAddress

@@ -102,7 +102,7 @@ export interface ExchangeArgs {
   /** The HTTP status of the reply (legacy sessions answer JSON-RPC errors with 200). */
   readonly status: (reply: Reply) => number
   /** Hands the outlet to the request: runs it (`runsInline`) or starts it in a fiber of its own. */
-  readonly start: (outlet: Connection.Outlet) => Effect.Effect<void, never, Scope.Scope>
+  readonly start: (outlet: Connection.Outlet) => Effect.Effect<void>
   /**
    * `start` runs the whole request (a stateless one): an exchange that must return a response
    * before the request ends forks it in the response's scope (closing the response cancels it).

@@ -47,8 +47,11 @@ export type Handler = Effect.Effect<
   HttpServerRequest.HttpServerRequest | Scope.Scope
 >
 
-/** The endpoint: one request (any method) in, its answer out. */
-export type Endpoint = (request: EndpointRequest) => Effect.Effect<Answer, never, Scope.Scope>
+/**
+ * The endpoint: one request (any method) in, its answer out. It needs what the request's exchange
+ * needs (`EndpointRequest`'s `R`): a `Scope` on the platform path, nothing on Node's.
+ */
+export type Endpoint = <R>(request: EndpointRequest<R>) => Effect.Effect<Answer, never, R>
 
 /** Builds the platform handler and its session store (owned by the current scope). */
 export const makeHandler = (
@@ -68,7 +71,7 @@ const notSent = empty(500)
  * The platform's request as the endpoint reads it: the body through the platform (the whole
  * body, or its stream counted), responses built as values (`responses.ts` `exchange`).
  */
-const fromPlatform = (request: HttpServerRequest.HttpServerRequest): EndpointRequest => ({
+const fromPlatform = (request: HttpServerRequest.HttpServerRequest): EndpointRequest<Scope.Scope> => ({
   method: request.method,
   headers: request.headers,
   remoteAddress: Option.getOrUndefined(request.remoteAddress),
@@ -115,14 +118,14 @@ export const makeEndpoint = (
       legacyVersions: server.versions.filter((v) => !McpSchema.isModernVersion(v))
     }
     const auth = options.auth
-    return (request: EndpointRequest) => handle(state, auth, request)
+    return <R>(request: EndpointRequest<R>) => handle(state, auth, request)
   })
 
-const handle = (
+const handle = <R>(
   state: HandlerState,
   auth: Auth.ResourceServer | undefined,
-  request: EndpointRequest
-): Effect.Effect<Answer, never, Scope.Scope> => {
+  request: EndpointRequest<R>
+): Effect.Effect<Answer, never, R> => {
   const origin = Http.header(request.headers, "origin")
   if (origin !== undefined && !Http.originAllowed(origin, state.allowedOrigins)) {
     return Effect.succeed(refuse(403, "Forbidden: Origin not allowed"))
@@ -140,11 +143,11 @@ const handle = (
     )
 }
 
-const route = (
+const route = <R>(
   state: HandlerState,
-  request: EndpointRequest,
+  request: EndpointRequest<R>,
   caller: AuthInfo | undefined
-): Effect.Effect<Answer, never, Scope.Scope> => {
+): Effect.Effect<Answer, never, R> => {
   switch (request.method) {
     case "POST":
       return post(state, request, caller)
@@ -161,9 +164,9 @@ const route = (
  * Resource server (MCP 2025-11-25, Basic, Authorization): every request needs a valid bearer
  * token (401 with a challenge naming the metadata URL), and the scopes every request needs (403).
  */
-const authorize = (
+const authorize = <R>(
   auth: Auth.ResourceServer,
-  request: EndpointRequest
+  request: EndpointRequest<R>
 ): Effect.Effect<
   | { readonly _tag: "Verified"; readonly caller: AuthInfo }
   | { readonly _tag: "Refused"; readonly response: HttpServerResponse.HttpServerResponse }
@@ -206,7 +209,7 @@ const lastEventIdOf = (headers: EndpointRequest["headers"]): number | undefined 
 }
 
 /** GET: the legacy session's standalone SSE stream ("Listening for Messages from the Server"). */
-const get = (state: HandlerState, request: EndpointRequest) =>
+const get = <R>(state: HandlerState, request: EndpointRequest<R>) =>
   Effect.gen(function*() {
     const found = yield* sessionOf(state, request.headers)
     if (found._tag === "Refused") return found.response
@@ -229,7 +232,7 @@ const get = (state: HandlerState, request: EndpointRequest) =>
   })
 
 /** DELETE: ends the legacy session ("Session Management"). */
-const del = (state: HandlerState, request: EndpointRequest) =>
+const del = <R>(state: HandlerState, request: EndpointRequest<R>) =>
   Effect.gen(function*() {
     const found = yield* sessionOf(state, request.headers)
     if (found._tag === "Refused") return found.response

@@ -9,7 +9,6 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
 import type * as McpSchema from "../../../McpSchema.js"
 import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
@@ -21,8 +20,10 @@ import type * as Sessions from "./session.js"
  * One HTTP request as the endpoint handling reads it. Two adapters build it: the platform's
  * `HttpServerRequest` (`layer`, routers, the web handler) and Node's request/response pair
  * (`StreamableHttp.serve`, `internal/node/httpEndpoint.ts`), so the handling exists once.
+ * `R` is what its exchange needs: the platform's a `Scope` (it forks the request and ends its
+ * outbox there), Node's nothing (it writes to the response in the request's own fiber).
  */
-export interface EndpointRequest {
+export interface EndpointRequest<R = never> {
   /** The method, upper case. */
   readonly method: string
   readonly headers: Headers
@@ -39,7 +40,7 @@ export interface EndpointRequest {
    * Runs one request's exchange (`responses.ts`): the platform's builds a response value from the
    * messages the request writes; Node's writes them to its response as they come (`Sent`).
    */
-  readonly exchange: (args: ExchangeArgs) => Effect.Effect<Answer, never, Scope.Scope>
+  readonly exchange: (args: ExchangeArgs) => Effect.Effect<Answer, never, R>
 }
 
 /** The handler's state, built once by `makeHandler`. */
