@@ -256,15 +256,28 @@ const makeConnection = (
       outlet
     )
 
+  // Tracked and untracked in one uninterruptible region whose outcome handler untracks at once (no
+  // `ensuring`, whose finalizer is two steps of its own): bench/README.md, "Issue #24: in-process,
+  // session 9".
   const run = (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (inflight.fibers.has(request.id)) return duplicate(request, outlet)
-      if (inflight.full()) return Effect.zipRight(inflight.awaitSlot, run(request, incoming, outlet))
-      return Effect.withFiberRuntime<void>((fiber) => {
-        inflight.track(request.id, fiber)
-        return Effect.ensuring(answer(request, incoming, outlet), Effect.sync(() => inflight.untrack(request.id)))
+    Effect.uninterruptibleMask((restore) =>
+      Effect.withFiberRuntime<void>((fiber) => {
+        const id = request.id
+        if (inflight.fibers.has(id)) return restore(duplicate(request, outlet))
+        if (inflight.full()) return restore(Effect.zipRight(inflight.awaitSlot, run(request, incoming, outlet)))
+        inflight.track(id, fiber)
+        return Effect.matchCauseEffect(restore(answer(request, incoming, outlet)), {
+          onFailure: (cause) => {
+            inflight.untrack(id)
+            return Effect.failCause(cause)
+          },
+          onSuccess: () => {
+            inflight.untrack(id)
+            return Effect.void
+          }
+        })
       })
-    })
+    )
 
   const cancel = (id: JsonRpc.RequestId): Effect.Effect<boolean> =>
     Effect.suspend(() => {
