@@ -149,6 +149,18 @@ export const client = (
           })
     }
 
+    // The `send` of requests without an `onNotification` of their own, built once per `onRequest`
+    // (the client's is the same for every call), so that the connection builds their dispatch
+    // options once too (bench/README.md, "Issue #24: in-process, session 9").
+    let plain: { readonly preferred: RequestHandler | undefined; readonly send: Connection.Outlet["send"] } | undefined
+    const sendFor = (requestOptions: RequestOptions | undefined): Connection.Outlet["send"] => {
+      if (requestOptions?.onNotification !== undefined) return sendTo(requestOptions)
+      const preferred = requestOptions?.onRequest
+      if (plain !== undefined && plain.preferred === preferred) return plain.send
+      plain = { preferred, send: sendTo(requestOptions) }
+      return plain.send
+    }
+
     const exchange = (
       message: JsonRpc.Request,
       requestOptions: RequestOptions | undefined
@@ -164,7 +176,7 @@ export const client = (
             Effect.sync(() => {
               answer = text
             }),
-          send: sendTo(requestOptions)
+          send: sendFor(requestOptions)
         }
         const handled = classified._tag === "Request"
           ? connection.run(classified.message, { message: classified }, outlet)

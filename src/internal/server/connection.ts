@@ -206,17 +206,17 @@ const makeConnection = (
   const clientRequestTimeout = options.clientRequestTimeout ?? ClientRequests.DEFAULT_TIMEOUT
   const reject = options.duplicateIds === "reject"
 
-  // One transport outlet for every request (stdio) gets its options built once.
-  let sharedOutlet: Outlet | undefined
-  let sharedOptions: Dispatch.DispatchOptions | undefined
+  // Requests whose outlets write elsewhere through the same `send` (one outlet for every request on
+  // stdio; in-process, an outlet per request over a shared `send`) get their options built once:
+  // without headers, auth or a peer of their own, the options depend on nothing else.
+  let shared: { readonly send: Outlet["send"]; readonly options: Dispatch.DispatchOptions } | undefined
   const dispatchOptions = (incoming: Incoming, outlet: Outlet): Dispatch.DispatchOptions => {
     if (incoming.headers !== undefined || incoming.auth !== undefined || incoming.peer !== undefined) {
       return buildOptions(incoming, outlet)
     }
-    if (outlet === sharedOutlet && sharedOptions !== undefined) return sharedOptions
-    sharedOutlet = outlet
-    sharedOptions = buildOptions(incoming, outlet)
-    return sharedOptions
+    if (shared !== undefined && shared.send === outlet.send) return shared.options
+    shared = { send: outlet.send, options: buildOptions(incoming, outlet) }
+    return shared.options
   }
   const buildOptions = (incoming: Incoming, outlet: Outlet): Dispatch.DispatchOptions => {
     const send = outlet.send
