@@ -178,10 +178,7 @@ export const client = (
             }),
           send: sendFor(requestOptions)
         }
-        const handled = classified._tag === "Request"
-          ? connection.run(classified.message, { message: classified }, outlet)
-          : connection.receive({ message: classified }, outlet) ?? Effect.void
-        return Effect.flatMap(handled, () => {
+        const response = (): Effect.Effect<JsonRpc.Response, TransportError> => {
           if (answer === undefined) {
             return Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent no response" }))
           }
@@ -189,7 +186,11 @@ export const client = (
           return back._tag === "Response"
             ? Effect.succeed(back.message)
             : Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent a non-response" }))
-        })
+        }
+        // the reply is read in the step that ends the request (no step of its own)
+        return classified._tag === "Request"
+          ? connection.run(classified.message, { message: classified }, outlet, response)
+          : Effect.flatMap(connection.receive({ message: classified }, outlet) ?? Effect.void, response)
       })
 
     const transport: InProcessClientTransport = {

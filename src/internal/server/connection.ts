@@ -125,9 +125,16 @@ export interface Connection {
    * Runs one request in the current fiber (the in-process transport, whose caller waits for the
    * reply anyway), tracked by its id like the requests `receive` starts: `notifications/cancelled`
    * interrupts it, the bound on requests in flight applies, a duplicate id is handled by
-   * `duplicateIds`.
+   * `duplicateIds`. `then` runs once the request's handling has ended (its reply written), in
+   * the step that stops tracking it, uninterruptibly: what the caller makes of the reply, kept
+   * synchronous (the in-process transport's parse of the response).
    */
-  readonly run: (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet) => Effect.Effect<void>
+  readonly run: <A, E>(
+    request: JsonRpc.Request,
+    incoming: Incoming,
+    outlet: Outlet,
+    then: () => Effect.Effect<A, E>
+  ) => Effect.Effect<A, E>
   /**
    * Starts an Effect in the connection's runtime (its context and fiber refs: logger, tracer), not
    * tracked: what a transport's reader leaves to run before the next message.
@@ -259,12 +266,17 @@ const makeConnection = (
   // Tracked and untracked in one uninterruptible region whose outcome handler untracks at once (no
   // `ensuring`, whose finalizer is two steps of its own): bench/README.md, "Issue #24: in-process,
   // session 9".
-  const run = (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet): Effect.Effect<void> =>
+  const run = <A, E>(
+    request: JsonRpc.Request,
+    incoming: Incoming,
+    outlet: Outlet,
+    then: () => Effect.Effect<A, E>
+  ): Effect.Effect<A, E> =>
     Effect.uninterruptibleMask((restore) =>
-      Effect.withFiberRuntime<void>((fiber) => {
+      Effect.withFiberRuntime<A, E>((fiber) => {
         const id = request.id
-        if (inflight.fibers.has(id)) return restore(duplicate(request, outlet))
-        if (inflight.full()) return restore(Effect.zipRight(inflight.awaitSlot, run(request, incoming, outlet)))
+        if (inflight.fibers.has(id)) return Effect.flatMap(restore(duplicate(request, outlet)), then)
+        if (inflight.full()) return restore(Effect.zipRight(inflight.awaitSlot, run(request, incoming, outlet, then)))
         inflight.track(id, fiber)
         return Effect.matchCauseEffect(restore(answer(request, incoming, outlet)), {
           onFailure: (cause) => {
@@ -273,7 +285,7 @@ const makeConnection = (
           },
           onSuccess: () => {
             inflight.untrack(id)
-            return Effect.void
+            return then()
           }
         })
       })
