@@ -35,7 +35,8 @@ const counter = new OpCounter((effect) => {
 
 // The server is built outside the client's Scope, as `bench/suites/core.ts` and `hot.ts` build it:
 // a Scope in the environment `make` captures would be provided to every request.
-// OPS_SERVER_IN_SCOPE=1: built inside it (an app's server, whose Layer has a Scope and services).
+// OPS_SERVER_IN_SCOPE=1: built inside it (an app's server, whose Layer has a Scope), and the calls
+// made in the Scope's environment.
 const scope = Effect.runSync(Scope.make())
 const server = await Effect.runPromise(
   process.env.OPS_SERVER_IN_SCOPE === undefined ? makeServer() : makeServer().pipe(Scope.extend(scope))
@@ -50,9 +51,13 @@ const client = await Effect.runPromise(
   }).pipe(Scope.extend(scope))
 )
 const one = client.callTool("echo", { text: ECHO_TEXT })
-const loop = Effect.gen(function*() {
+// With OPS_SERVER_IN_SCOPE=1 the calls run in the Scope's environment too (an app whose server and
+// callers share its Scope), provided once per loop.
+const inScope = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  process.env.OPS_SERVER_IN_SCOPE === undefined ? effect : Effect.provideService(effect, Scope.Scope, scope)
+const loop = inScope(Effect.gen(function*() {
   for (let i = 0; i < calls; i++) yield* one
-})
+}))
 await Effect.runPromise(Effect.gen(function*() {
   for (let i = 0; i < 500; i++) yield* one
 }))
