@@ -17,36 +17,78 @@ import { McpClient } from "presa-mcp"
 import * as InProcess from "presa-mcp/transport/InProcess"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import { serverCommand } from "./lib/harness.js"
-import { OpCounter, sampleAllocations, supervisedBy, totalBytes } from "./lib/measure.js"
+import { OpCounter, sampleAllocations, type SamplingNode, supervisedBy, totalBytes } from "./lib/measure.js"
 import { makeServer } from "./lib/ours.js"
 import { ECHO_TEXT } from "./lib/shared.js"
 
 const mode = process.argv[2] ?? "inprocess"
 const calls = Math.min(100_000, Math.max(100, Number(process.argv[3] ?? 5000)))
 
-const counter = new OpCounter()
+// OPS_TRACE=1: print each operation of one call after the warm-up (stderr).
+let tracing = false
+const counter = new OpCounter((effect) => {
+  if (!tracing) return
+  const e = effect as { _op?: string; effect_instruction_i0?: unknown; effect_instruction_i1?: unknown }
+  const f = (u: unknown) => typeof u === "function" ? String(u).slice(0, 100).replace(/\s+/g, " ") : ""
+  process.stderr.write(`  ${e._op} ${f(e.effect_instruction_i0)} | ${f(e.effect_instruction_i1)}\n`)
+})
 
+// The server is built outside the client's Scope, as `bench/suites/core.ts` and `hot.ts` build it:
+// a Scope in the environment `make` captures would be provided to every request.
+// OPS_SERVER_IN_SCOPE=1: built inside it (an app's server, whose Layer has a Scope), and the calls
+// made in the Scope's environment.
 const scope = Effect.runSync(Scope.make())
+const server = await Effect.runPromise(
+  process.env.OPS_SERVER_IN_SCOPE === undefined ? makeServer() : makeServer().pipe(Scope.extend(scope))
+)
 const client = await Effect.runPromise(
   Effect.gen(function*() {
     if (mode === "stdio") {
       const { args, command } = serverCommand("ours-stdio.ts", [], "ops-stdio-server")
       return yield* McpClient.connect(yield* Stdio.spawn({ command, args, stderr: () => Effect.void }))
     }
-    return yield* McpClient.connect(yield* InProcess.client(yield* makeServer()))
+    return yield* McpClient.connect(yield* InProcess.client(server))
   }).pipe(Scope.extend(scope))
 )
 const one = client.callTool("echo", { text: ECHO_TEXT })
-const loop = Effect.gen(function*() {
+// With OPS_SERVER_IN_SCOPE=1 the calls run in the Scope's environment too (an app whose server and
+// callers share its Scope), provided once per loop.
+const inScope = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  process.env.OPS_SERVER_IN_SCOPE === undefined ? effect : Effect.provideService(effect, Scope.Scope, scope)
+const loop = inScope(Effect.gen(function*() {
   for (let i = 0; i < calls; i++) yield* one
-})
+}))
 await Effect.runPromise(Effect.gen(function*() {
   for (let i = 0; i < 500; i++) yield* one
 }))
 
 await Effect.runPromise(loop.pipe(supervisedBy(counter)))
 
+if (process.env.OPS_TRACE !== undefined) {
+  counter.counting = false
+  tracing = true
+  await Effect.runPromise(one.pipe(supervisedBy(counter)))
+  tracing = false
+}
+
 const allocated = await sampleAllocations(() => Effect.runPromise(loop))
+
+// OPS_SITES=1: the allocation sites (function, file:line) by bytes per call (stderr).
+if (process.env.OPS_SITES !== undefined) {
+  const sites = new Map<string, number>()
+  const walk = (node: SamplingNode): void => {
+    const f = node.callFrame
+    const key = `${f.functionName || "(anonymous)"} ${
+      f.url.replace(/^.*node_modules\//, "").replace(/^.*?\/(dist|src|bench)\//, "$1/")
+    }:${f.lineNumber + 1}`
+    sites.set(key, (sites.get(key) ?? 0) + node.selfSize)
+    for (const c of node.children) walk(c)
+  }
+  walk(allocated)
+  for (const [key, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, 50)) {
+    if (bytes / calls >= 16) process.stderr.write(`${(bytes / calls).toFixed(0).padStart(6)} B/call  ${key}\n`)
+  }
+}
 
 console.log(
   `${mode} callTool: ${(counter.ops / calls).toFixed(1)} Effect ops, ${(counter.fibers / calls).toFixed(2)} fibers, ` +

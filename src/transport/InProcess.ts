@@ -149,6 +149,18 @@ export const client = (
           })
     }
 
+    // The `send` of requests without an `onNotification` of their own, built once per `onRequest`
+    // (the client's is the same for every call), so that the connection builds their dispatch
+    // options once too (bench/README.md, "Issue #24: in-process, session 9").
+    let plain: { readonly preferred: RequestHandler | undefined; readonly send: Connection.Outlet["send"] } | undefined
+    const sendFor = (requestOptions: RequestOptions | undefined): Connection.Outlet["send"] => {
+      if (requestOptions?.onNotification !== undefined) return sendTo(requestOptions)
+      const preferred = requestOptions?.onRequest
+      if (plain !== undefined && plain.preferred === preferred) return plain.send
+      plain = { preferred, send: sendTo(requestOptions) }
+      return plain.send
+    }
+
     const exchange = (
       message: JsonRpc.Request,
       requestOptions: RequestOptions | undefined
@@ -164,12 +176,9 @@ export const client = (
             Effect.sync(() => {
               answer = text
             }),
-          send: sendTo(requestOptions)
+          send: sendFor(requestOptions)
         }
-        const handled = classified._tag === "Request"
-          ? connection.run(classified.message, { message: classified }, outlet)
-          : connection.receive({ message: classified }, outlet) ?? Effect.void
-        return Effect.flatMap(handled, () => {
+        const response = (): Effect.Effect<JsonRpc.Response, TransportError> => {
           if (answer === undefined) {
             return Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent no response" }))
           }
@@ -177,7 +186,11 @@ export const client = (
           return back._tag === "Response"
             ? Effect.succeed(back.message)
             : Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent a non-response" }))
-        })
+        }
+        // the reply is read in the step that ends the request (no step of its own)
+        return classified._tag === "Request"
+          ? connection.run(classified.message, { message: classified }, outlet, response)
+          : Effect.flatMap(connection.receive({ message: classified }, outlet) ?? Effect.void, response)
       })
 
     const transport: InProcessClientTransport = {

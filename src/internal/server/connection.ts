@@ -125,9 +125,16 @@ export interface Connection {
    * Runs one request in the current fiber (the in-process transport, whose caller waits for the
    * reply anyway), tracked by its id like the requests `receive` starts: `notifications/cancelled`
    * interrupts it, the bound on requests in flight applies, a duplicate id is handled by
-   * `duplicateIds`.
+   * `duplicateIds`. `then` runs once the request's handling has ended (its reply written), in
+   * the step that stops tracking it, uninterruptibly: what the caller makes of the reply, kept
+   * synchronous (the in-process transport's parse of the response).
    */
-  readonly run: (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet) => Effect.Effect<void>
+  readonly run: <A, E>(
+    request: JsonRpc.Request,
+    incoming: Incoming,
+    outlet: Outlet,
+    then: () => Effect.Effect<A, E>
+  ) => Effect.Effect<A, E>
   /**
    * Starts an Effect in the connection's runtime (its context and fiber refs: logger, tracer), not
    * tracked: what a transport's reader leaves to run before the next message.
@@ -206,17 +213,17 @@ const makeConnection = (
   const clientRequestTimeout = options.clientRequestTimeout ?? ClientRequests.DEFAULT_TIMEOUT
   const reject = options.duplicateIds === "reject"
 
-  // One transport outlet for every request (stdio) gets its options built once.
-  let sharedOutlet: Outlet | undefined
-  let sharedOptions: Dispatch.DispatchOptions | undefined
+  // Requests whose outlets write elsewhere through the same `send` (one outlet for every request on
+  // stdio; in-process, an outlet per request over a shared `send`) get their options built once:
+  // without headers, auth or a peer of their own, the options depend on nothing else.
+  let shared: { readonly send: Outlet["send"]; readonly options: Dispatch.DispatchOptions } | undefined
   const dispatchOptions = (incoming: Incoming, outlet: Outlet): Dispatch.DispatchOptions => {
     if (incoming.headers !== undefined || incoming.auth !== undefined || incoming.peer !== undefined) {
       return buildOptions(incoming, outlet)
     }
-    if (outlet === sharedOutlet && sharedOptions !== undefined) return sharedOptions
-    sharedOutlet = outlet
-    sharedOptions = buildOptions(incoming, outlet)
-    return sharedOptions
+    if (shared !== undefined && shared.send === outlet.send) return shared.options
+    shared = { send: outlet.send, options: buildOptions(incoming, outlet) }
+    return shared.options
   }
   const buildOptions = (incoming: Incoming, outlet: Outlet): Dispatch.DispatchOptions => {
     const send = outlet.send
@@ -256,15 +263,33 @@ const makeConnection = (
       outlet
     )
 
-  const run = (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (inflight.fibers.has(request.id)) return duplicate(request, outlet)
-      if (inflight.full()) return Effect.zipRight(inflight.awaitSlot, run(request, incoming, outlet))
-      return Effect.withFiberRuntime<void>((fiber) => {
-        inflight.track(request.id, fiber)
-        return Effect.ensuring(answer(request, incoming, outlet), Effect.sync(() => inflight.untrack(request.id)))
+  // Tracked and untracked in one uninterruptible region whose outcome handler untracks at once (no
+  // `ensuring`, whose finalizer is two steps of its own): bench/README.md, "Issue #24: in-process,
+  // session 9".
+  const run = <A, E>(
+    request: JsonRpc.Request,
+    incoming: Incoming,
+    outlet: Outlet,
+    then: () => Effect.Effect<A, E>
+  ): Effect.Effect<A, E> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.withFiberRuntime<A, E>((fiber) => {
+        const id = request.id
+        if (inflight.fibers.has(id)) return Effect.flatMap(restore(duplicate(request, outlet)), then)
+        if (inflight.full()) return restore(Effect.zipRight(inflight.awaitSlot, run(request, incoming, outlet, then)))
+        inflight.track(id, fiber)
+        return Effect.matchCauseEffect(restore(answer(request, incoming, outlet)), {
+          onFailure: (cause) => {
+            inflight.untrack(id)
+            return Effect.failCause(cause)
+          },
+          onSuccess: () => {
+            inflight.untrack(id)
+            return then()
+          }
+        })
       })
-    })
+    )
 
   const cancel = (id: JsonRpc.RequestId): Effect.Effect<boolean> =>
     Effect.suspend(() => {

@@ -5,6 +5,7 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -233,11 +234,35 @@ const inEnvironment = <A, E>(
   effect: Effect.Effect<A, E>,
   span: Tracer.Span | undefined,
   trace: Telemetry.TraceContext["Type"] | undefined
-): Effect.Effect<A, E> =>
-  server.context.unsafeMap.size === 0 && span === undefined && trace === undefined
-    ? effect
-    : Effect.mapInputContext(effect, (current: Context.Context<never>) =>
-      requestEnvironment(server, current, span, trace))
+): Effect.Effect<A, E> => {
+  if (span !== undefined || trace !== undefined) {
+    return Effect.mapInputContext(
+      effect,
+      (current: Context.Context<never>) => requestEnvironment(server, current, span, trace)
+    )
+  }
+  const captured = server.context.unsafeMap
+  if (captured.size === 0) return effect
+  // The request's environment already holds every service the server captured (a server built in
+  // a Layer holds a `Scope`, and so does its transport's): merged beneath it they would all be
+  // shadowed, so the environment is provided only when it would change (bench/README.md, "Issue
+  // #24: in-process, session 9").
+  return Effect.withFiberRuntime((fiber) => {
+    const current = fiber.currentContext
+    return covers(current, captured)
+      ? effect
+      : Effect.locally(effect, FiberRef.currentContext, requestEnvironment(server, current, span, trace))
+  })
+}
+
+/** Does `context` hold a service under every key of `keys`? */
+const covers = (context: Context.Context<never>, keys: ReadonlyMap<string, unknown>): boolean => {
+  const own = context.unsafeMap
+  for (const key of keys.keys()) {
+    if (!own.has(key)) return false
+  }
+  return true
+}
 
 /**
  * The reply to a request that did not succeed: its `Failure` as an error response (with the
