@@ -17,7 +17,7 @@ import { McpClient } from "presa-mcp"
 import * as InProcess from "presa-mcp/transport/InProcess"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import { serverCommand } from "./lib/harness.js"
-import { OpCounter, sampleAllocations, type SamplingNode, supervisedBy, totalBytes } from "./lib/measure.js"
+import { OpCounter, printSites, sampleAllocations, supervisedBy, totalBytes } from "./lib/measure.js"
 import { makeServer } from "./lib/ours.js"
 import { ECHO_TEXT } from "./lib/shared.js"
 
@@ -74,21 +74,7 @@ if (process.env.OPS_TRACE !== undefined) {
 const allocated = await sampleAllocations(() => Effect.runPromise(loop))
 
 // OPS_SITES=1: the allocation sites (function, file:line) by bytes per call (stderr).
-if (process.env.OPS_SITES !== undefined) {
-  const sites = new Map<string, number>()
-  const walk = (node: SamplingNode): void => {
-    const f = node.callFrame
-    const key = `${f.functionName || "(anonymous)"} ${
-      f.url.replace(/^.*node_modules\//, "").replace(/^.*?\/(dist|src|bench)\//, "$1/")
-    }:${f.lineNumber + 1}`
-    sites.set(key, (sites.get(key) ?? 0) + node.selfSize)
-    for (const c of node.children) walk(c)
-  }
-  walk(allocated)
-  for (const [key, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, 50)) {
-    if (bytes / calls >= 16) process.stderr.write(`${(bytes / calls).toFixed(0).padStart(6)} B/call  ${key}\n`)
-  }
-}
+if (process.env.OPS_SITES !== undefined) printSites(allocated, calls, 50)
 
 console.log(
   `${mode} callTool: ${(counter.ops / calls).toFixed(1)} Effect ops, ${(counter.fibers / calls).toFixed(2)} fibers, ` +

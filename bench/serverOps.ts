@@ -17,7 +17,7 @@ import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import { EventEmitter } from "node:events"
 import * as Stdio from "presa-mcp/transport/Stdio"
-import { OpCounter, sampleAllocations, type SamplingNode, totalBytes } from "./lib/measure.js"
+import { OpCounter, printSites, sampleAllocations, totalBytes } from "./lib/measure.js"
 import { makeServer } from "./lib/ours.js"
 import { ECHO_TEXT, MODERN_META } from "./lib/shared.js"
 
@@ -103,21 +103,7 @@ if (process.env.SERVER_OPS_TRACE !== undefined) {
 const allocated = await sampleAllocations(() => loop(calls))
 
 // SERVER_OPS_SITES=1: the allocation sites (function, file:line) by bytes per call.
-if (process.env.SERVER_OPS_SITES !== undefined) {
-  const sites = new Map<string, number>()
-  const walk = (node: SamplingNode): void => {
-    const f = node.callFrame
-    const key = `${f.functionName || "(anonymous)"} ${
-      f.url.replace(/^.*node_modules\//, "").replace(/^.*?\/(dist|src|bench)\//, "$1/")
-    }:${f.lineNumber + 1}`
-    sites.set(key, (sites.get(key) ?? 0) + node.selfSize)
-    for (const c of node.children) walk(c)
-  }
-  walk(allocated)
-  for (const [key, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
-    if (bytes / calls >= 16) process.stderr.write(`${(bytes / calls).toFixed(0).padStart(6)} B/call  ${key}\n`)
-  }
-}
+if (process.env.SERVER_OPS_SITES !== undefined) printSites(allocated, calls, 40)
 
 const cpu0 = process.cpuUsage()
 const t0 = Date.now()

@@ -66,3 +66,23 @@ export const sampleAllocations = async (run: () => Promise<unknown>): Promise<Sa
   session.disconnect()
   return profile.head
 }
+
+/**
+ * Writes to stderr the `top` allocation sites (function, file:line) of `profile` by bytes per call
+ * (`calls` calls sampled), those of at least 16 bytes per call.
+ */
+export const printSites = (profile: SamplingNode, calls: number, top: number): void => {
+  const sites = new Map<string, number>()
+  const walk = (node: SamplingNode): void => {
+    const f = node.callFrame
+    const key = `${f.functionName || "(anonymous)"} ${
+      f.url.replace(/^.*node_modules\//, "").replace(/^.*?\/(dist|src|bench)\//, "$1/")
+    }:${f.lineNumber + 1}`
+    sites.set(key, (sites.get(key) ?? 0) + node.selfSize)
+    for (const c of node.children) walk(c)
+  }
+  walk(profile)
+  for (const [key, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    if (bytes / calls >= 16) process.stderr.write(`${(bytes / calls).toFixed(0).padStart(6)} B/call  ${key}\n`)
+  }
+}
