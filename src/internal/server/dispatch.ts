@@ -211,7 +211,10 @@ export const dispatchRequest = (
  * fiber-ref writes): the environment captured by `make` (what the handlers and middlewares need)
  * as a fallback beneath the request's own (the transport's services), the request's span if it
  * has one (the parent of whatever the request traces) and the caller's trace context if any.
- * Middlewares provide their services above it.
+ * Middlewares provide their services above it. `current` itself when that adds nothing: no span,
+ * no trace context, and every captured service already in `current` (a server built in a Layer
+ * holds a `Scope`, and so does its transport's or caller's environment; merged beneath `current`
+ * they would all be shadowed: bench/README.md, "Issue #24: in-process, session 9").
  */
 const requestEnvironment = (
   server: Server,
@@ -219,15 +222,15 @@ const requestEnvironment = (
   span: Tracer.Span | undefined,
   trace: Telemetry.TraceContext["Type"] | undefined
 ): Context.Context<never> => {
-  const base = server.context.unsafeMap.size === 0 ? current : Context.merge(server.context, current)
+  const base = covers(current, server.context.unsafeMap) ? current : Context.merge(server.context, current)
   const withSpan = span === undefined ? base : Context.add(base, Tracer.ParentSpan, span)
   return trace === undefined ? withSpan : Context.add(withSpan, Telemetry.TraceContext, trace)
 }
 
 /**
- * `effect` in its request's environment ({@link requestEnvironment}); as it is when there is
- * nothing to add (an empty server environment, no span, no trace context: the default without a
- * tracer), so no context copy and no fiber-ref writes.
+ * `effect` in its request's environment ({@link requestEnvironment}); as it is when that is the
+ * current one (no context copy, no fiber-ref writes), with no step at all when the server captured
+ * nothing and there is no span or trace context (the default without a tracer).
  */
 const inEnvironment = <A, E>(
   server: Server,
@@ -235,23 +238,11 @@ const inEnvironment = <A, E>(
   span: Tracer.Span | undefined,
   trace: Telemetry.TraceContext["Type"] | undefined
 ): Effect.Effect<A, E> => {
-  if (span !== undefined || trace !== undefined) {
-    return Effect.mapInputContext(
-      effect,
-      (current: Context.Context<never>) => requestEnvironment(server, current, span, trace)
-    )
-  }
-  const captured = server.context.unsafeMap
-  if (captured.size === 0) return effect
-  // The request's environment already holds every service the server captured (a server built in
-  // a Layer holds a `Scope`, and so does its transport's): merged beneath it they would all be
-  // shadowed, so the environment is provided only when it would change (bench/README.md, "Issue
-  // #24: in-process, session 9").
+  if (span === undefined && trace === undefined && server.context.unsafeMap.size === 0) return effect
   return Effect.withFiberRuntime((fiber) => {
     const current = fiber.currentContext
-    return covers(current, captured)
-      ? effect
-      : Effect.locally(effect, FiberRef.currentContext, requestEnvironment(server, current, span, trace))
+    const environment = requestEnvironment(server, current, span, trace)
+    return environment === current ? effect : Effect.locally(effect, FiberRef.currentContext, environment)
   })
 }
 
