@@ -9,7 +9,11 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { LEGACY, MODERN_META } from "./shared.js"
 
-export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
+const HERE = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
+/** `bench/`, also from this module's compiled copy in `bench/out/js/lib/` (contender processes load that one). */
+export const BENCH_DIR = path.basename(HERE) === "js" && path.basename(path.dirname(HERE)) === "out"
+  ? path.dirname(path.dirname(HERE))
+  : HERE
 export const OUT_DIR = path.join(BENCH_DIR, "out")
 export const PROFILE_DIR = path.join(OUT_DIR, "profiles")
 const TSX_LOADER = import.meta.resolve("tsx")

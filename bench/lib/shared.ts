@@ -64,3 +64,8 @@ export const ECHO_INPUT_SCHEMA = {
 
 export const toolName = (i: number): string => `tool_${i}`
 export const toolDescription = (i: number): string => `Benchmark tool number ${i}: echoes the text back.`
+
+/** Whether a `tools/call` result is the echo of {@link ECHO_TEXT} (every contender checks its first call). */
+export const isEcho = (result: unknown): boolean =>
+  typeof result === "object" && result !== null && "content" in result && Array.isArray(result.content) &&
+  JSON.stringify(result.content) === JSON.stringify([{ type: "text", text: ECHO_TEXT }])

@@ -1,246 +1,23 @@
 /**
- * core: in-process `tools/call` round trips per second, sequential, no I/O.
+ * core: in-process `tools/call` round trips per second, sequential, no I/O. Each contender runs in
+ * a process of its own (`bench/servers/core-contender.ts`, via `bench/lib/isolated.ts`), so no
+ * library's heap and GC land in another's rounds; the rounds still alternate between them.
  *
- * - server only: ours = `McpServer.handleMessage` on a pre-built 2026-07-28 request (decoded
- *   JSON in, response object out); SDK v2 = `serveStdio(factory, {transport})` over the SDK's
- *   `InMemoryTransport` pair with pre-built requests sent on the client end (the SDK's stdio entry
- *   is what serves 2026-07-28 on a message channel; `McpServer.connect` serves 2025-era only);
- *   SDK v1 = `McpServer.connect(InMemoryTransport)` after a raw `initialize` (2025-11-25).
+ * - server only: ours = `McpServer.handleMessage` on a pre-built 2026-07-28 request; SDK v2 =
+ *   `serveStdio(factory, {transport})` over the SDK's `InMemoryTransport` pair; SDK v1 =
+ *   `McpServer.connect(InMemoryTransport)` (2025-11-25).
  * - client + server: ours = `McpClient` over `InProcess.client` (which JSON-encodes and parses
  *   every message both ways); SDK = its `Client` over `InMemoryTransport` (objects passed by
  *   reference, no serialisation).
  */
-import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import { Client as ClientV2 } from "@modelcontextprotocol/client"
-import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport as InMemoryV1 } from "@modelcontextprotocol/sdk/inMemory.js"
-import { InMemoryTransport as InMemoryV2 } from "@modelcontextprotocol/server"
-import { serveStdio } from "@modelcontextprotocol/server/stdio"
-import { BatchSpanProcessor, InMemorySpanExporter } from "@opentelemetry/sdk-trace-base"
-import * as Effect from "effect/Effect"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Option from "effect/Option"
-import { McpClient, McpServer } from "presa-mcp"
-import * as InProcess from "presa-mcp/transport/InProcess"
-import { best, type Contender, interleave, type Opened, roundsOf } from "../lib/compare.js"
-import { effectBounded } from "../lib/effectLoop.js"
-import { type Bounds, type Row, row, runBounded, type Throughput } from "../lib/harness.js"
-import { makeServer } from "../lib/ours.js"
-import { makeServerFactory as makeV1 } from "../lib/sdkV1.js"
-import { makeServerFactory as makeV2 } from "../lib/sdkV2.js"
-import { ECHO_TEXT, LEGACY, MODERN, MODERN_META } from "../lib/shared.js"
+import { best, type Contender, interleave, roundsOf } from "../lib/compare.js"
+import { type Row, row, type Throughput } from "../lib/harness.js"
+import { isolated } from "../lib/isolated.js"
 
-const WARMUP: Bounds = { maxMs: 1000, maxCount: 50_000 }
-const ROUND: Bounds = { maxMs: 500, maxCount: 100_000 }
 const ROUNDS = 6
 
-const modernCall = (id: number) => ({
-  jsonrpc: "2.0" as const,
-  id,
-  method: "tools/call",
-  params: { name: "echo", arguments: { text: ECHO_TEXT }, _meta: MODERN_META }
-})
-const legacyCall = (id: number) => ({
-  jsonrpc: "2.0" as const,
-  id,
-  method: "tools/call",
-  params: { name: "echo", arguments: { text: ECHO_TEXT } }
-})
-
-export const isEcho = (result: unknown): boolean =>
-  typeof result === "object" && result !== null && "content" in result && Array.isArray(result.content) &&
-  JSON.stringify(result.content) === JSON.stringify([{ type: "text", text: ECHO_TEXT }])
-
-/** A promise-based session: check one call, warm up, then measured rounds of sequential calls. */
-const promiseSession = async (
-  name: string,
-  call: () => Promise<unknown>,
-  close: () => Promise<void>
-): Promise<Opened<Throughput>> => {
-  const first = await call()
-  if (!isEcho(first)) throw new Error(`${name}: unexpected result ${JSON.stringify(first)}`)
-  await runBounded(call, 1, WARMUP)
-  return { measure: () => runBounded(call, 1, ROUND), close }
-}
-
-/** The same for an Effect-based call. */
-const effectSession = async <E>(
-  name: string,
-  call: Effect.Effect<unknown, E>,
-  check: (first: unknown) => boolean
-): Promise<Opened<Throughput>> => {
-  const first = await Effect.runPromise(call)
-  if (!check(first)) throw new Error(`${name}: unexpected result ${JSON.stringify(first)}`)
-  await Effect.runPromise(effectBounded(call, 1, WARMUP))
-  return { measure: () => Effect.runPromise(effectBounded(call, 1, ROUND)), close: async () => undefined }
-}
-
-// -- ours --------------------------------------------------------------------------------------
-
-const oursServerOnly: Contender<Throughput> = {
-  name: "ours",
-  open: async () => {
-    const { server, session } = await Effect.runPromise(
-      Effect.all({ server: makeServer(), session: McpServer.makeSession })
-    )
-    let id = 0
-    const call = Effect.suspend(() => McpServer.handleMessage(server, modernCall(++id), { session }))
-    return effectSession(
-      "ours handleMessage",
-      call,
-      (reply) => {
-        const r = reply as Option.Option<{ readonly result?: unknown }>
-        return Option.isSome(r) && isEcho(r.value.result)
-      }
-    )
-  }
-}
-
-/**
- * The same with an exporting tracer (issue 23): the OpenTelemetry SDK through
- * `@effect/opentelemetry`'s `NodeSdk.layer`, a batching span processor and an in-memory exporter
- * (emptied after every round), so every request's SERVER span is created, ended and exported.
- */
-const oursServerOnlyTraced: Contender<Throughput> = {
-  name: "ours+tracer",
-  open: async () => {
-    const exporter = new InMemorySpanExporter()
-    const runtime = ManagedRuntime.make(NodeSdk.layer(() => ({
-      resource: { serviceName: "presa-bench" },
-      spanProcessor: new BatchSpanProcessor(exporter, { maxQueueSize: 65_536, maxExportBatchSize: 4_096 })
-    })))
-    const { server, session } = await runtime.runPromise(
-      Effect.all({ server: makeServer(), session: McpServer.makeSession })
-    )
-    let id = 0
-    const call = Effect.suspend(() => McpServer.handleMessage(server, modernCall(++id), { session }))
-    const first = await runtime.runPromise(call)
-    if (!(Option.isSome(first) && isEcho((first.value as { readonly result?: unknown }).result))) {
-      throw new Error(`ours+tracer: unexpected result ${JSON.stringify(first)}`)
-    }
-    await runtime.runPromise(effectBounded(call, 1, WARMUP))
-    return {
-      measure: async () => {
-        const r = await runtime.runPromise(effectBounded(call, 1, ROUND))
-        exporter.reset()
-        return r
-      },
-      close: () => runtime.dispose()
-    }
-  }
-}
-
-const oursClientServer: Contender<Throughput> = {
-  name: "ours",
-  open: async () => {
-    const client = await Effect.runPromise(
-      Effect.flatMap(Effect.flatMap(makeServer(), InProcess.client), (t) => McpClient.connect(t))
-    )
-    if (client.info.era !== "modern") throw new Error(`ours in-process client: era ${client.info.era}`)
-    return effectSession("ours in-process client", client.callTool("echo", { text: ECHO_TEXT }), isEcho)
-  }
-}
-
-// -- SDK: a raw client end of an InMemoryTransport pair ------------------------------------------
-
-interface RawEnd {
-  onmessage?: ((message: never) => void) | undefined
-  start(): Promise<void>
-  send(message: never): Promise<void>
-  close(): Promise<void>
-}
-
-type RawReply = { readonly result?: unknown; readonly error?: unknown }
-
-const rawCaller = async (end: RawEnd): Promise<(message: { readonly id: number }) => Promise<RawReply>> => {
-  const pending = new Map<number, (m: RawReply) => void>()
-  end.onmessage = ((message: RawReply & { readonly id?: unknown }) => {
-    if (typeof message.id === "number") {
-      pending.get(message.id)?.(message)
-      pending.delete(message.id)
-    }
-  }) as never
-  await end.start()
-  return (message) =>
-    new Promise<RawReply>((resolve) => {
-      pending.set(message.id, resolve)
-      void end.send(message as never)
-    })
-}
-
-const v2ServerOnly: Contender<Throughput> = {
-  name: "sdk-v2",
-  open: async () => {
-    const [clientEnd, serverEnd] = InMemoryV2.createLinkedPair()
-    const handle = serveStdio(makeV2(), { transport: serverEnd })
-    const send = await rawCaller(clientEnd)
-    let id = 0
-    return promiseSession(
-      "sdk-v2 in-memory server",
-      async () => (await send(modernCall(++id))).result,
-      () => handle.close()
-    )
-  }
-}
-
-const v1ServerOnly: Contender<Throughput> = {
-  name: "sdk-v1",
-  open: async () => {
-    const [clientEnd, serverEnd] = InMemoryV1.createLinkedPair()
-    await makeV1()().connect(serverEnd)
-    const send = await rawCaller(clientEnd)
-    let id = 0
-    const init = await send({
-      jsonrpc: "2.0",
-      id: ++id,
-      method: "initialize",
-      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "presa-bench", version: "0.0.0" } }
-    } as { readonly id: number })
-    if (init.result === undefined) throw new Error(`sdk-v1 initialize: ${JSON.stringify(init)}`)
-    await clientEnd.send({ jsonrpc: "2.0", method: "notifications/initialized" })
-    return promiseSession(
-      "sdk-v1 in-memory server",
-      async () => (await send(legacyCall(++id))).result,
-      () => clientEnd.close()
-    )
-  }
-}
-
-const v2ClientServer: Contender<Throughput> = {
-  name: "sdk-v2",
-  open: async () => {
-    const [clientEnd, serverEnd] = InMemoryV2.createLinkedPair()
-    const handle = serveStdio(makeV2(), { transport: serverEnd })
-    const client = new ClientV2({ name: "presa-bench", version: "0.0.0" }, {
-      versionNegotiation: { mode: { pin: MODERN } }
-    })
-    await client.connect(clientEnd)
-    if (client.getProtocolEra() !== "modern") throw new Error("sdk-v2 in-memory client: not modern")
-    return promiseSession(
-      "sdk-v2 in-memory client",
-      () => client.callTool({ name: "echo", arguments: { text: ECHO_TEXT } }),
-      async () => {
-        await client.close()
-        await handle.close()
-      }
-    )
-  }
-}
-
-const v1ClientServer: Contender<Throughput> = {
-  name: "sdk-v1",
-  open: async () => {
-    const [clientEnd, serverEnd] = InMemoryV1.createLinkedPair()
-    await makeV1()().connect(serverEnd)
-    const client = new ClientV1({ name: "presa-bench", version: "0.0.0" })
-    await client.connect(clientEnd)
-    return promiseSession(
-      "sdk-v1 in-memory client",
-      () => client.callTool({ name: "echo", arguments: { text: ECHO_TEXT } }),
-      () => client.close()
-    )
-  }
-}
+const contender = (group: "server-only" | "client-server", name: string): Contender<Throughput> =>
+  isolated(name, "core-contender.ts", [group, name])
 
 const perSecond = (t: Throughput): number => t.perSecond
 const describe = (t: Throughput): string => t.perSecond.toFixed(0)
@@ -248,13 +25,13 @@ const describe = (t: Throughput): string => t.perSecond.toFixed(0)
 export const run = async (): Promise<Array<Row>> => {
   const serverOnly = await interleave(
     "core server-only",
-    [oursServerOnly, oursServerOnlyTraced, v2ServerOnly, v1ServerOnly],
+    ["ours", "ours+tracer", "sdk-v2", "sdk-v1"].map((name) => contender("server-only", name)),
     ROUNDS,
     describe
   )
   const both = await interleave(
     "core client+server",
-    [oursClientServer, v2ClientServer, v1ClientServer],
+    ["ours", "sdk-v2", "sdk-v1"].map((name) => contender("client-server", name)),
     ROUNDS,
     describe
   )

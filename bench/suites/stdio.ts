@@ -20,8 +20,7 @@ import * as Stdio from "presa-mcp/transport/Stdio"
 import { best, type Contender, interleave, roundsOf } from "../lib/compare.js"
 import { effectBounded } from "../lib/effectLoop.js"
 import { type Bounds, type Row, row, runBounded, serverCommand, type Throughput, withTimeout } from "../lib/harness.js"
-import { ECHO_TEXT, MODERN } from "../lib/shared.js"
-import { isEcho } from "./core.js"
+import { ECHO_TEXT, isEcho, MODERN } from "../lib/shared.js"
 
 const WARMUP: Bounds = { maxMs: 1000, maxCount: 20_000 }
 const ROUND: Bounds = { maxMs: 800, maxCount: 100_000 }
