@@ -20,7 +20,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { McpClient } from "presa-mcp"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import { effectBounded } from "./lib/effectLoop.js"
-import { runBounded, serverCommand, type Throughput } from "./lib/harness.js"
+import { readCpuMicros, runBounded, serverCommand, type Throughput } from "./lib/harness.js"
 import { ECHO_TEXT, MODERN } from "./lib/shared.js"
 
 const which = process.argv[2] ?? "ours"
@@ -69,29 +69,21 @@ const children = (): Array<number> =>
     readFileSync(`/proc/self/task/${tid}/children`, "utf8").trim().split(" ").filter((s) => s !== "").map(Number)
   )
 
-/** Clock ticks (user, system) of a whole process, all threads. */
-const ticks = (pid: number): readonly [number, number] => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return [Number(fields[11]), Number(fields[12])]
-}
-
 const pair = await connect()
 const [server] = children()
 if (server === undefined) throw new Error("no server process")
 await pair.run(2000)
 const client0 = process.cpuUsage()
-const server0 = ticks(server)
+const server0 = readCpuMicros(`/proc/${server}/stat`)
 const t = await pair.run(4000)
 const client = process.cpuUsage(client0)
-const server1 = ticks(server)
-// a clock tick is 10 ms (USER_HZ 100) = 10,000 µs
+const server1 = readCpuMicros(`/proc/${server}/stat`)
 const perCall = (us: number) => (us / t.count).toFixed(1)
 console.log(
   `${which}, ${inFlight} in flight: ${t.perSecond.toFixed(0)} calls/s; client user ${perCall(client.user)} µs, system ${
     perCall(client.system)
-  } µs per call; server user ${perCall((server1[0] - server0[0]) * 10_000)} µs, system ${
-    perCall((server1[1] - server0[1]) * 10_000)
+  } µs per call; server user ${perCall(server1.user - server0.user)} µs, system ${
+    perCall(server1.system - server0.system)
   } µs per call`
 )
 await pair.close()

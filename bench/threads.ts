@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
-import { serverCommand } from "./lib/harness.js"
+import { readCpuMicros, serverCommand } from "./lib/harness.js"
 import { ECHO_TEXT, MODERN_META } from "./lib/shared.js"
 
 const script = process.argv[2] ?? "ours-stdio.ts"
@@ -44,14 +44,12 @@ const call = () =>
     )
   })
 
-/** Clock ticks (user, system) of each thread of the server, by `tid name`. */
-const threads = (): Map<string, readonly [number, number]> =>
+/** CPU µs (user, system) of each thread of the server, by `tid name`. */
+const threads = (): Map<string, { readonly user: number; readonly system: number }> =>
   new Map(
     readdirSync(`/proc/${pid}/task`).map((tid) => {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim()
-      return [`${tid} ${name}`, [Number(fields[11]), Number(fields[12])] as const]
+      return [`${tid} ${name}`, readCpuMicros(`/proc/${pid}/task/${tid}/stat`)]
     })
   )
 
@@ -65,11 +63,10 @@ const first = id
 await loop(4000)
 const after = threads()
 const calls = id - first
-// a clock tick is 10 ms (USER_HZ 100) = 10,000 µs
-for (const [thread, [user, system]] of after) {
-  const [user0, system0] = before.get(thread) ?? [0, 0]
-  const u = (user - user0) * 10_000 / calls
-  const s = (system - system0) * 10_000 / calls
+for (const [thread, { system, user }] of after) {
+  const start = before.get(thread) ?? { user: 0, system: 0 }
+  const u = (user - start.user) / calls
+  const s = (system - start.system) / calls
   if (u + s > 0) console.log(`${thread.padEnd(24)} user ${u.toFixed(1)} µs, system ${s.toFixed(1)} µs per call`)
 }
 console.log(`${script}: ${calls} calls in 4 s (${(calls / 4).toFixed(0)}/s)`)

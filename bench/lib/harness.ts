@@ -252,6 +252,16 @@ export const readRss = (pid: number): { readonly rssMiB: number; readonly peakMi
   }
 }
 
+/**
+ * The user and system CPU time in a `/proc/…/stat` file (a process's, or one thread's under
+ * `task/<tid>/`), in µs (Linux: a clock tick is 10 ms, USER_HZ 100).
+ */
+export const readCpuMicros = (statPath: string): { readonly user: number; readonly system: number } => {
+  const stat = readFileSync(statPath, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 }
+}
+
 // ---------------------------------------------------------------------------------------------
 // a raw newline-delimited JSON-RPC client (the same for every server: measures the server side)
 // ---------------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@
  * contenders round by round.
  *
  * The protocol, one line each way: the child writes `ready` once it has set up (checked one call,
- * warmed up), then answers each `measure` line with one JSON line (the round); `close` (or the end
- * of its stdin) makes it close and exit. A failure is one line `error <message>` and exit code 1.
+ * warmed up), then answers each `measure` line with one JSON line (the round); the end of its
+ * stdin (`stopChild`) makes it close and exit. A failure is one line `error <message>` and exit
+ * code 1.
  */
 import { spawn } from "node:child_process"
 import * as readline from "node:readline"
@@ -66,7 +67,7 @@ export const isolated = <M>(name: string, script: string, args: ReadonlyArray<st
 
 /**
  * The child's side: opens the contender, writes `ready`, then one JSON line per `measure` line
- * until `close` or the end of stdin.
+ * until the end of stdin.
  */
 export const serveRounds = async (open: () => Promise<Opened<unknown>>): Promise<void> => {
   const fail = (e: unknown): never => {
@@ -77,12 +78,9 @@ export const serveRounds = async (open: () => Promise<Opened<unknown>>): Promise
   process.stdout.write("ready\n")
   const lines = readline.createInterface({ input: process.stdin })
   for await (const line of lines) {
-    if (line === "measure") {
-      const round = await session.measure().catch(fail)
-      process.stdout.write(`${JSON.stringify(round)}\n`)
-    } else if (line === "close") {
-      break
-    }
+    if (line !== "measure") continue
+    const round = await session.measure().catch(fail)
+    process.stdout.write(`${JSON.stringify(round)}\n`)
   }
   await session.close().catch(() => undefined)
   process.exit(0)
