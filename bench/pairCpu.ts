@@ -4,10 +4,11 @@
  * measured, and it prints the calls/s and the user and system µs per call of the client process
  * (this one) and of the server process (all its threads, from /proc). The sequential row's time
  * per call is about the sum of both sides plus two wake-ups, so this tells which side a gap is on.
+ * `ours-2025`: our client pinned to 2025-11-25 (SDK v1's revision), against the same server.
  * Linux only.
  *
  *   npm run build && npx tsc -p tsconfig.bench.json
- *   TSX_TSCONFIG_PATH=tsconfig.bench.json node --import tsx bench/pairCpu.ts ours|sdk-v1|sdk-v2 [in flight, default 1]
+ *   TSX_TSCONFIG_PATH=tsconfig.bench.json node --import tsx bench/pairCpu.ts ours|ours-2025|sdk-v1|sdk-v2 [in flight, default 1]
  */
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
@@ -21,7 +22,7 @@ import { McpClient } from "presa-mcp"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import { effectBounded } from "./lib/effectLoop.js"
 import { readCpuMicros, runBounded, serverCommand, type Throughput } from "./lib/harness.js"
-import { ECHO_TEXT, MODERN } from "./lib/shared.js"
+import { ECHO_TEXT, LEGACY, MODERN } from "./lib/shared.js"
 
 const which = process.argv[2] ?? "ours"
 const inFlight = Number(process.argv[3] ?? 1)
@@ -30,12 +31,14 @@ const call = { name: "echo", arguments: { text: ECHO_TEXT } }
 const connect = async (): Promise<
   { readonly run: (ms: number) => Promise<Throughput>; readonly close: () => Promise<void> }
 > => {
-  if (which === "ours") {
+  if (which === "ours" || which === "ours-2025") {
     const scope = Effect.runSync(Scope.make())
     const { args, command } = serverCommand("ours-stdio.ts")
     const client = await Effect.runPromise(
       Stdio.spawn({ command, args, stderr: () => Effect.void }).pipe(
-        Effect.flatMap((transport) => McpClient.connect(transport)),
+        Effect.flatMap((transport) =>
+          McpClient.connect(transport, which === "ours-2025" ? { versions: [LEGACY] } : {})
+        ),
         Scope.extend(scope)
       )
     )
@@ -60,7 +63,7 @@ const connect = async (): Promise<
       close: () => client.close()
     }
   }
-  throw new Error(`unknown pair ${which}: ours, sdk-v1 or sdk-v2`)
+  throw new Error(`unknown pair ${which}: ours, ours-2025, sdk-v1 or sdk-v2`)
 }
 
 /** The pids of this process's children (the server). */

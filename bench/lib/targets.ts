@@ -2,6 +2,10 @@
  * The targets of issue #24 ("Performance: lead every peer on every row"), checked against the rows
  * of one run: `npm run bench` prints them under the table and writes them to results.json
  * (`targets`). A target whose row is missing from the run (a partial run) reads `–`.
+ *
+ * The 2025-era targets ("every 2025-era row ≥ SDK v1") read the rows where both sides speak
+ * 2025-11-25, as the legacy HTTP rows always did; the rows where ours speaks 2026-07-28 against SDK
+ * v1 stay in the table beside them (what the 2026-07-28 `_meta` envelope costs), context here.
  */
 import type { Row } from "./harness.js"
 
@@ -20,7 +24,8 @@ export interface Target {
   /**
    * Rows (same suite and `vs`) printed beside the target, whose ratios say how far it can be
    * reached: the SDK v2 client against a server that does no work (`stdio.ts`), the RSS that
-   * loading `effect/Schema` alone costs, ours bundled (`memory.ts`).
+   * loading `effect/Schema` alone costs, ours bundled (`memory.ts`); or the same figure with ours
+   * speaking 2026-07-28 (the 2025-era targets).
    */
   readonly context?: ReadonlyArray<{ readonly figure: string; readonly label: string }>
 }
@@ -103,30 +108,34 @@ export const TARGETS: ReadonlyArray<Target> = [
   {
     label: "core server only ≥ v1",
     suite: "core",
-    figure: "server only: tools/call round trips, sequential",
+    figure: "server only: tools/call round trips, sequential, both 2025-11-25",
     vs: "sdk-v1",
-    min: 1
+    min: 1,
+    context: [{ figure: "server only: tools/call round trips, sequential", label: "ours speaking 2026-07-28" }]
   },
   {
     label: "core client + server in-process ≥ v1",
     suite: "core",
-    figure: "client+server in-process: callTool, sequential",
+    figure: "client+server in-process: callTool, sequential, both 2025-11-25",
     vs: "sdk-v1",
-    min: 1
+    min: 1,
+    context: [{ figure: "client+server in-process: callTool, sequential", label: "ours speaking 2026-07-28" }]
   },
   {
     label: "stdio own pair, sequential ≥ v1",
     suite: "stdio",
-    figure: "own client ↔ own server, sequential",
+    figure: "own client ↔ own server, both 2025-11-25, sequential",
     vs: "sdk-v1",
-    min: 1
+    min: 1,
+    context: [{ figure: "own client ↔ own server, sequential", label: "ours speaking 2026-07-28" }]
   },
   {
     label: "stdio own pair, 32 in flight ≥ v1",
     suite: "stdio",
-    figure: "own client ↔ own server, 32 in flight",
+    figure: "own client ↔ own server, both 2025-11-25, 32 in flight",
     vs: "sdk-v1",
-    min: 1
+    min: 1,
+    context: [{ figure: "own client ↔ own server, 32 in flight", label: "ours speaking 2026-07-28" }]
   },
   ...httpTargets("legacy", "sdk-v1", 1),
   {

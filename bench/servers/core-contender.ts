@@ -1,6 +1,6 @@
 /**
  * The `core` suite's contenders, one per process (`bench/lib/isolated.ts`):
- * `node core-contender.js <server-only|client-server> <ours|ours+tracer|sdk-v2|sdk-v1>`.
+ * `node core-contender.js <server-only|client-server> <ours|ours+tracer|ours-2025|sdk-v2|sdk-v1>`.
  *
  * - server only: ours = `McpServer.handleMessage` on a pre-built 2026-07-28 request (decoded
  *   JSON in, response object out); SDK v2 = `serveStdio(factory, {transport})` over the SDK's
@@ -10,6 +10,9 @@
  * - client + server: ours = `McpClient` over `InProcess.client` (which JSON-encodes and parses
  *   every message both ways); SDK = its `Client` over `InMemoryTransport` (objects passed by
  *   reference, no serialisation).
+ * - `ours-2025`, in both groups: ours speaking 2025-11-25, SDK v1's revision (server only: a
+ *   session initialized once, then requests without the 2026-07-28 `_meta` envelope; client +
+ *   server: `McpClient` with `versions: [2025-11-25]`, which initializes a session).
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
@@ -127,16 +130,57 @@ const oursServerOnlyTraced: Contender<Throughput> = {
   }
 }
 
-const oursClientServer: Contender<Throughput> = {
-  name: "ours",
+/** Ours serving 2025-11-25: `initialize` and `notifications/initialized` on the session once, then legacy calls. */
+const oursServerOnly2025: Contender<Throughput> = {
+  name: "ours-2025",
   open: async () => {
-    const client = await Effect.runPromise(
-      Effect.flatMap(Effect.flatMap(makeServer(), InProcess.client), (t) => McpClient.connect(t))
+    const { server, session } = await Effect.runPromise(
+      Effect.all({ server: makeServer(), session: McpServer.makeSession })
     )
-    if (client.info.era !== "modern") throw new Error(`ours in-process client: era ${client.info.era}`)
-    return effectSession("ours in-process client", client.callTool("echo", { text: ECHO_TEXT }), isEcho)
+    let id = 0
+    const init = await Effect.runPromise(McpServer.handleMessage(server, {
+      jsonrpc: "2.0",
+      id: ++id,
+      method: "initialize",
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "presa-bench", version: "0.0.0" } }
+    }, { session }))
+    if (!(Option.isSome(init) && (init.value as { readonly result?: unknown }).result !== undefined)) {
+      throw new Error(`ours-2025 initialize: ${JSON.stringify(init)}`)
+    }
+    await Effect.runPromise(
+      McpServer.handleMessage(server, { jsonrpc: "2.0", method: "notifications/initialized" }, { session })
+    )
+    const call = Effect.suspend(() => McpServer.handleMessage(server, legacyCall(++id), { session }))
+    return effectSession(
+      "ours-2025 handleMessage",
+      call,
+      (reply) => {
+        const r = reply as Option.Option<{ readonly result?: unknown }>
+        return Option.isSome(r) && isEcho(r.value.result)
+      }
+    )
   }
 }
+
+/**
+ * `McpClient` over `InProcess.client`, speaking `version` (checked): with its default options for
+ * 2026-07-28 (which it negotiates first), pinned with `versions` for 2025-11-25.
+ */
+const oursClientServerOf = (name: string, version: typeof MODERN | typeof LEGACY): Contender<Throughput> => ({
+  name,
+  open: async () => {
+    const client = await Effect.runPromise(
+      Effect.flatMap(
+        Effect.flatMap(makeServer(), InProcess.client),
+        (t) => McpClient.connect(t, version === MODERN ? {} : { versions: [version] })
+      )
+    )
+    if (client.info.protocolVersion !== version) {
+      throw new Error(`${name} in-process client: speaks ${client.info.protocolVersion}, not ${version}`)
+    }
+    return effectSession(`${name} in-process client`, client.callTool("echo", { text: ECHO_TEXT }), isEcho)
+  }
+})
 
 // -- SDK: a raw client end of an InMemoryTransport pair ------------------------------------------
 
@@ -243,10 +287,16 @@ const CONTENDERS: Record<string, Record<string, Contender<Throughput>>> = {
   "server-only": {
     ours: oursServerOnly,
     "ours+tracer": oursServerOnlyTraced,
+    "ours-2025": oursServerOnly2025,
     "sdk-v2": v2ServerOnly,
     "sdk-v1": v1ServerOnly
   },
-  "client-server": { ours: oursClientServer, "sdk-v2": v2ClientServer, "sdk-v1": v1ClientServer }
+  "client-server": {
+    ours: oursClientServerOf("ours", MODERN),
+    "ours-2025": oursClientServerOf("ours-2025", LEGACY),
+    "sdk-v2": v2ClientServer,
+    "sdk-v1": v1ClientServer
+  }
 }
 
 const [group = "", name = ""] = process.argv.slice(2)

@@ -6,7 +6,9 @@
  * The same client against `canned-stdio.ts` (a server that does no MCP work: it parses each line
  * and answers a fixed result) gives that pairing's ceiling: what the SDK v2 client and the pipe
  * cost by themselves, so the highest ratio any server can reach on those rows.
- * Ours and SDK v2 speak 2026-07-28, SDK v1 2025-11-25.
+ * Ours and SDK v2 speak 2026-07-28, SDK v1 2025-11-25; against SDK v1 there are two rows: ours
+ * speaking 2026-07-28, and `ours-2025` (our client pinned to 2025-11-25, SDK v1's revision) for
+ * the like-for-like row that issue #24's 2025-era target reads.
  */
 import { Client as ClientV2 } from "@modelcontextprotocol/client"
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
@@ -20,7 +22,7 @@ import * as Stdio from "presa-mcp/transport/Stdio"
 import { best, type Contender, interleave, roundsOf } from "../lib/compare.js"
 import { effectBounded } from "../lib/effectLoop.js"
 import { type Bounds, type Row, row, runBounded, serverCommand, type Throughput, withTimeout } from "../lib/harness.js"
-import { ECHO_TEXT, isEcho, MODERN } from "../lib/shared.js"
+import { ECHO_TEXT, isEcho, LEGACY, MODERN } from "../lib/shared.js"
 
 const WARMUP: Bounds = { maxMs: 1000, maxCount: 20_000 }
 const ROUND: Bounds = { maxMs: 800, maxCount: 100_000 }
@@ -78,24 +80,32 @@ const sdkV1: Contender<Round> = promiseContender("sdk-v1", async () => {
   }
 })
 
-const ours: Contender<Round> = {
-  name: "ours",
+/**
+ * Our client and server speaking `version` (checked): the client with its default options for
+ * 2026-07-28 (which it negotiates first), pinned with `versions` for 2025-11-25.
+ */
+const oursOf = (name: string, version: typeof MODERN | typeof LEGACY): Contender<Round> => ({
+  name,
   open: async () => {
     const scope = Effect.runSync(Scope.make())
     const { args, command } = serverCommand("ours-stdio.ts")
     const client = await withTimeout(
       Effect.runPromise(
         Stdio.spawn({ command, args, stderr: () => Effect.void }).pipe(
-          Effect.flatMap((transport) => McpClient.connect(transport)),
+          Effect.flatMap((transport) =>
+            McpClient.connect(transport, version === MODERN ? {} : { versions: [version] })
+          ),
           Scope.extend(scope)
         )
       ),
       CONNECT_TIMEOUT,
-      "ours connect"
+      `${name} connect`
     )
-    if (client.info.era !== "modern") throw new Error(`ours stdio client: era ${client.info.era}`)
+    if (client.info.protocolVersion !== version) {
+      throw new Error(`${name} stdio client: speaks ${client.info.protocolVersion}, not ${version}`)
+    }
     const call = client.callTool("echo", { text: ECHO_TEXT })
-    if (!isEcho(await Effect.runPromise(call))) throw new Error("ours stdio client: unexpected result")
+    if (!isEcho(await Effect.runPromise(call))) throw new Error(`${name} stdio client: unexpected result`)
     await Effect.runPromise(effectBounded(call, IN_FLIGHT, WARMUP))
     return {
       measure: () =>
@@ -106,7 +116,7 @@ const ours: Contender<Round> = {
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))
     }
   }
-}
+})
 
 const seq = (r: Round): number => r.sequential.perSecond
 const conc = (r: Round): number => r.concurrent.perSecond
@@ -115,7 +125,8 @@ export const run = async (): Promise<Array<Row>> => {
   const results = await interleave(
     "stdio",
     [
-      ours,
+      oursOf("ours", MODERN),
+      oursOf("ours-2025", LEGACY),
       sdkV2("sdk-v2", "sdk-v2-stdio.ts"),
       sdkV1,
       sdkV2("sdk-v2→ours", "ours-stdio.ts"),
@@ -149,7 +160,18 @@ export const run = async (): Promise<Array<Row>> => {
       "own client ↔ own server",
       "ours: Stdio.spawn + McpClient; v2: Client pinned to 2026-07-28"
     ),
-    ...pair("ours", "sdk-v1", "own client ↔ own server", "v1: Client + StdioClientTransport, 2025-11-25"),
+    ...pair(
+      "ours",
+      "sdk-v1",
+      "own client ↔ own server",
+      "ours 2026-07-28 (the _meta envelope on every request) vs v1 2025-11-25: Client + StdioClientTransport"
+    ),
+    ...pair(
+      "ours-2025",
+      "sdk-v1",
+      "own client ↔ own server, both 2025-11-25",
+      "ours: Stdio.spawn + McpClient with versions [2025-11-25]; v1: Client + StdioClientTransport"
+    ),
     ...pair(
       "sdk-v2→ours",
       "sdk-v2",
