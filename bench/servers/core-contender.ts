@@ -77,6 +77,12 @@ const effectSession = async <E>(
 
 // -- ours --------------------------------------------------------------------------------------
 
+/** A `McpServer.handleMessage` reply (an `Option` of the response) holding the echo tool's result. */
+const isEchoReply = (reply: unknown): boolean => {
+  const r = reply as Option.Option<{ readonly result?: unknown }>
+  return Option.isSome(r) && isEcho(r.value.result)
+}
+
 const oursServerOnly: Contender<Throughput> = {
   name: "ours",
   open: async () => {
@@ -85,14 +91,7 @@ const oursServerOnly: Contender<Throughput> = {
     )
     let id = 0
     const call = Effect.suspend(() => McpServer.handleMessage(server, modernCall(++id), { session }))
-    return effectSession(
-      "ours handleMessage",
-      call,
-      (reply) => {
-        const r = reply as Option.Option<{ readonly result?: unknown }>
-        return Option.isSome(r) && isEcho(r.value.result)
-      }
-    )
+    return effectSession("ours handleMessage", call, isEchoReply)
   }
 }
 
@@ -115,7 +114,7 @@ const oursServerOnlyTraced: Contender<Throughput> = {
     let id = 0
     const call = Effect.suspend(() => McpServer.handleMessage(server, modernCall(++id), { session }))
     const first = await runtime.runPromise(call)
-    if (!(Option.isSome(first) && isEcho((first.value as { readonly result?: unknown }).result))) {
+    if (!isEchoReply(first)) {
       throw new Error(`ours+tracer: unexpected result ${JSON.stringify(first)}`)
     }
     await runtime.runPromise(effectBounded(call, 1, WARMUP))
@@ -151,14 +150,7 @@ const oursServerOnly2025: Contender<Throughput> = {
       McpServer.handleMessage(server, { jsonrpc: "2.0", method: "notifications/initialized" }, { session })
     )
     const call = Effect.suspend(() => McpServer.handleMessage(server, legacyCall(++id), { session }))
-    return effectSession(
-      "ours-2025 handleMessage",
-      call,
-      (reply) => {
-        const r = reply as Option.Option<{ readonly result?: unknown }>
-        return Option.isSome(r) && isEcho(r.value.result)
-      }
-    )
+    return effectSession("ours-2025 handleMessage", call, isEchoReply)
   }
 }
 
