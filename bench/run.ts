@@ -35,7 +35,7 @@ if (unknown.length > 0) {
 const suites = requested.length === 0 ? Object.keys(SUITES) : requested
 
 // The whole run is bounded: a hung peer must not hang `npm run bench`.
-const HARD_LIMIT_MS = 8 * 60_000
+const HARD_LIMIT_MS = 12 * 60_000
 const watchdog = setTimeout(() => {
   console.error(`bench: still running after ${HARD_LIMIT_MS / 60_000} minutes; aborting`)
   process.exit(3)
