@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { LEGACY, MODERN_META } from "./shared.js"
+import { LEGACY_INITIALIZE_PARAMS, MODERN_META } from "./shared.js"
 
 const HERE = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 /** `bench/`, also from this module's compiled copy in `bench/out/js/lib/` (contender processes load that one). */
@@ -357,11 +357,7 @@ export const handshake = async (client: LineClient, era: Era): Promise<void> => 
   if (era === "modern") return
   const init = await client.requestRaw(
     "initialize",
-    JSON.stringify({
-      protocolVersion: LEGACY,
-      capabilities: {},
-      clientInfo: { name: "presa-bench", version: "0.0.0" }
-    })
+    JSON.stringify(LEGACY_INITIALIZE_PARAMS)
   )
   if (init.error !== undefined) throw new Error(`initialize failed: ${init.error.message}`)
   client.notify("notifications/initialized")

@@ -14,6 +14,13 @@ export const MODERN_META = {
   "io.modelcontextprotocol/clientCapabilities": {}
 } as const
 
+/** The params of the `initialize` that opens every 2025-11-25 session the benchmark makes. */
+export const LEGACY_INITIALIZE_PARAMS = {
+  protocolVersion: LEGACY,
+  capabilities: {},
+  clientInfo: { name: "presa-bench", version: "0.0.0" }
+} as const
+
 /** The argument of every `echo` call. */
 export const ECHO_TEXT = "hello"
 

@@ -33,7 +33,7 @@ import { serveRounds } from "../lib/isolated.js"
 import { makeServer } from "../lib/ours.js"
 import { makeServerFactory as makeV1 } from "../lib/sdkV1.js"
 import { makeServerFactory as makeV2 } from "../lib/sdkV2.js"
-import { ECHO_TEXT, isEcho, LEGACY, MODERN, MODERN_META } from "../lib/shared.js"
+import { ECHO_TEXT, isEcho, LEGACY, LEGACY_INITIALIZE_PARAMS, MODERN, MODERN_META } from "../lib/shared.js"
 
 const WARMUP: Bounds = { maxMs: 1000, maxCount: 50_000 }
 const ROUND: Bounds = { maxMs: 500, maxCount: 100_000 }
@@ -141,7 +141,7 @@ const oursServerOnly2025: Contender<Throughput> = {
       jsonrpc: "2.0",
       id: ++id,
       method: "initialize",
-      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "presa-bench", version: "0.0.0" } }
+      params: LEGACY_INITIALIZE_PARAMS
     }, { session }))
     if (!(Option.isSome(init) && (init.value as { readonly result?: unknown }).result !== undefined)) {
       throw new Error(`ours-2025 initialize: ${JSON.stringify(init)}`)
@@ -227,7 +227,7 @@ const v1ServerOnly: Contender<Throughput> = {
       jsonrpc: "2.0",
       id: ++id,
       method: "initialize",
-      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "presa-bench", version: "0.0.0" } }
+      params: LEGACY_INITIALIZE_PARAMS
     } as { readonly id: number })
     if (init.result === undefined) throw new Error(`sdk-v1 initialize: ${JSON.stringify(init)}`)
     await clientEnd.send({ jsonrpc: "2.0", method: "notifications/initialized" })

@@ -17,7 +17,7 @@ import autocannon from "autocannon"
 import type { ChildProcess } from "node:child_process"
 import { best, type Contender, interleave, roundsOf } from "../lib/compare.js"
 import { percentile, type Row, row, startHttpServer, stopChild } from "../lib/harness.js"
-import { ECHO_TEXT, LEGACY, MODERN, MODERN_META } from "../lib/shared.js"
+import { ECHO_TEXT, LEGACY, LEGACY_INITIALIZE_PARAMS, MODERN, MODERN_META } from "../lib/shared.js"
 
 const ROUNDS = 3
 /** Seconds per round and connection count: 3 rounds × 2.5 s = 7.5 s per figure. */
@@ -145,7 +145,7 @@ export const prepare = async (
         jsonrpc: "2.0",
         id: 0,
         method: "initialize",
-        params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "presa-bench", version: "0.0.0" } }
+        params: LEGACY_INITIALIZE_PARAMS
       })
     )
     const session = init.headers.get("mcp-session-id")
