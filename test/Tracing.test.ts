@@ -13,6 +13,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client"
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as MetricState from "effect/MetricState"
@@ -27,6 +28,20 @@ import * as Stdio from "../src/transport/Stdio.js"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
 import { promise } from "./fixtures/interop-http.js"
 import { connect } from "./support/Wire.js"
+
+/**
+ * At least `millis` by the clock the metrics read: a timer alone can fire up to the event loop's
+ * cached time early, so whatever is left is slept again (at most 5 more times).
+ */
+const sleepAtLeast = (millis: number): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const start = yield* Clock.currentTimeNanos
+    for (let i = 0; i < 6; i++) {
+      const left = millis - Number((yield* Clock.currentTimeNanos) - start) / 1e6
+      if (left <= 0) return
+      yield* Effect.sleep(Math.max(1, Math.ceil(left)))
+    }
+  })
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const TRACED_SERVER = Path.join(ROOT, "test/fixtures/traced-stdio-server.ts")
@@ -495,7 +510,7 @@ describe("tool content (opt-in) and metrics", () => {
             name: "metered",
             version: "1",
             tools: [
-              Tool.fromJsonSchema({ name: "metered_ok", handler: () => Effect.as(Effect.sleep("30 millis"), "ok") })
+              Tool.fromJsonSchema({ name: "metered_ok", handler: () => Effect.as(sleepAtLeast(30), "ok") })
             ]
           })
           const { url } = yield* StreamableHttp.serve(server)
