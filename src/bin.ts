@@ -2,7 +2,7 @@
 /**
  * The `presa-mcp` command line (the package's `bin`): the Node edge of `src/internal/cli/`. It
  * provides the process's streams and terminal, runs the program and exits with its code. See the
- * README, section "Command line", or `presa-mcp --help`.
+ * guide docs/cli.md, or `presa-mcp --help`.
  *
  * Not a module to import: it runs when loaded (and is not in the package's `exports`).
  *

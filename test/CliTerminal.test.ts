@@ -97,8 +97,11 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 const field = (o: unknown, key: string): unknown => (isRecord(o) ? o[key] : undefined)
 const at = (o: unknown, index: number): unknown => (Array.isArray(o) ? o[index] : undefined)
 
-describe.concurrent.skipIf(!hasScript)("presa-mcp on a terminal against a hostile stdio server", () => {
-  it(
+/** A test that needs `script`; skipped where util-linux is missing. */
+const onTerminal = it.skipIf(!hasScript)
+
+describe.concurrent("presa-mcp on a terminal against a hostile stdio server", () => {
+  onTerminal(
     "info and tools show the server's strings with their control characters visible",
     { timeout: TEST_MS },
     async () => {
@@ -114,7 +117,7 @@ describe.concurrent.skipIf(!hasScript)("presa-mcp on a terminal against a hostil
     }
   )
 
-  it("call: result, progress, elicitation question and log lines are shown, not obeyed", {
+  onTerminal("call: result, progress, elicitation question and log lines are shown, not obeyed", {
     timeout: TEST_MS
   }, async () => {
     const run = await onTty(["call", "evil"], "< /dev/null")
@@ -128,48 +131,56 @@ describe.concurrent.skipIf(!hasScript)("presa-mcp on a terminal against a hostil
     assert.include(run.output, "\r\x1b[2K") // the CLI's own progress-line control is still drawn
   })
 
-  it("a JSON-RPC error's message is shown visibly on stderr", { timeout: TEST_MS }, async () => {
+  onTerminal("a JSON-RPC error's message is shown visibly on stderr", { timeout: TEST_MS }, async () => {
     const run = await onTty(["call", "fail"], "< /dev/null")
     assert.strictEqual(run.code, 2, run.output)
     assertNoRawControl(run.output)
     assert.include(run.output, `presa-mcp: the server answered with error -32000: ${SHOWN}`)
   })
 
-  it("interactive elicitation: the question and the field's prompt are visible", { timeout: TEST_MS }, async () => {
-    const run = await onTty(["call", "evil"], "", async (seen, type) => {
-      await waitFor(seen, `The server asks: ${SHOWN}`)
-      await waitFor(seen, `${SHOWN} (${SHOWN}) [optional]`)
-      type("yes\r")
-      await waitFor(seen, "Send these answers?")
-      type("\r")
-      await waitFor(seen, "answer: accept")
-    })
-    assert.strictEqual(run.code, 0, run.output)
-    assertNoHostileSequence(run.output)
-    assert.include(withoutOwnSequences(run.output), `${SHOWN}\nanswer: accept`)
-  })
-
-  it("--json on a terminal is exact JSON: it parses to the server's strings", { timeout: TEST_MS }, async () => {
-    const [info, tools, call] = await Promise.all([
-      onTty(["info", "--json"], "< /dev/null 2>/dev/null"),
-      onTty(["tools", "--json"], "< /dev/null 2>/dev/null"),
-      onTty(["call", "evil", "--json"], "< /dev/null 2>/dev/null")
-    ])
-    for (const run of [info, tools, call]) {
+  onTerminal(
+    "interactive elicitation: the question and the field's prompt are visible",
+    { timeout: TEST_MS },
+    async () => {
+      const run = await onTty(["call", "evil"], "", async (seen, type) => {
+        await waitFor(seen, `The server asks: ${SHOWN}`)
+        await waitFor(seen, `${SHOWN} (${SHOWN}) [optional]`)
+        type("yes\r")
+        await waitFor(seen, "Send these answers?")
+        type("\r")
+        await waitFor(seen, "answer: accept")
+      })
       assert.strictEqual(run.code, 0, run.output)
-      assertNoRawControl(run.output)
+      assertNoHostileSequence(run.output)
+      assert.include(withoutOwnSequences(run.output), `${SHOWN}\nanswer: accept`)
     }
-    const parse = (run: Run): unknown => JSON.parse(run.output.replaceAll("\r\n", "\n"))
-    const infoJson = parse(info)
-    assert.strictEqual(field(field(infoJson, "serverInfo"), "name"), `srv${HOSTILE}`)
-    assert.strictEqual(field(infoJson, "instructions"), HOSTILE)
-    const tool = at(field(parse(tools), "tools"), 0)
-    assert.strictEqual(field(tool, "name"), `evil${HOSTILE}`)
-    assert.strictEqual(field(tool, "description"), HOSTILE)
-    assert.deepStrictEqual(Object.keys(field(field(tool, "inputSchema"), "properties") ?? {}), [`x${HOSTILE}`])
-    const content = field(parse(call), "content")
-    assert.deepStrictEqual(content, [{ type: "text", text: HOSTILE }, { type: "text", text: "answer: decline" }])
-  })
+  )
+
+  onTerminal(
+    "--json on a terminal is exact JSON: it parses to the server's strings",
+    { timeout: TEST_MS },
+    async () => {
+      const [info, tools, call] = await Promise.all([
+        onTty(["info", "--json"], "< /dev/null 2>/dev/null"),
+        onTty(["tools", "--json"], "< /dev/null 2>/dev/null"),
+        onTty(["call", "evil", "--json"], "< /dev/null 2>/dev/null")
+      ])
+      for (const run of [info, tools, call]) {
+        assert.strictEqual(run.code, 0, run.output)
+        assertNoRawControl(run.output)
+      }
+      const parse = (run: Run): unknown => JSON.parse(run.output.replaceAll("\r\n", "\n"))
+      const infoJson = parse(info)
+      assert.strictEqual(field(field(infoJson, "serverInfo"), "name"), `srv${HOSTILE}`)
+      assert.strictEqual(field(infoJson, "instructions"), HOSTILE)
+      const tool = at(field(parse(tools), "tools"), 0)
+      assert.strictEqual(field(tool, "name"), `evil${HOSTILE}`)
+      assert.strictEqual(field(tool, "description"), HOSTILE)
+      assert.deepStrictEqual(Object.keys(field(field(tool, "inputSchema"), "properties") ?? {}), [`x${HOSTILE}`])
+      const content = field(parse(call), "content")
+      assert.deepStrictEqual(content, [{ type: "text", text: HOSTILE }, { type: "text", text: "answer: decline" }])
+    }
+  )
 })
 
 describe("presa-mcp off a terminal", () => {
