@@ -1,9 +1,9 @@
 /**
  * The command line's terminal-safety rule (issue #34, point 4): against a hostile stdio server
  * (test/fixtures/hostile-stdio-server.ts) whose server name, instructions, tool names,
- * descriptions, results, log and progress messages, elicitation question and error message all
- * carry escape sequences (clear screen, window title, OSC 52 clipboard, BEL, a lone CR, U+202E,
- * C1 CSI, DEL), `presa-mcp` runs on a pseudo-terminal (`script` from util-linux) and what reaches
+ * descriptions, results, log and progress messages, elicitation question, error message and a
+ * line on its own stderr all carry escape sequences (clear screen, window title, OSC 52
+ * clipboard, BEL, a lone CR, U+202E, C1 CSI, DEL), `presa-mcp` runs on a pseudo-terminal (`script` from util-linux) and what reaches
  * the terminal holds none of those characters raw, only their visible `\u001b`-style form; the
  * CLI's own sequences (the progress line's `\r ESC[2K`, `@effect/cli`'s prompt drawing) are the
  * only escapes. `--json` output on a terminal is exact JSON that parses to the server's strings.
@@ -110,6 +110,7 @@ describe.concurrent("presa-mcp on a terminal against a hostile stdio server", ()
       assertNoRawControl(info.output)
       assert.include(info.output, `server:       srv${SHOWN} 1.0.0`)
       assert.include(withoutOwnSequences(info.output), `instructions:\n  ${SHOWN}`)
+      assert.include(withoutOwnSequences(info.output), `hostile stderr ${SHOWN}\n`) // the server's own stderr
       assert.strictEqual(tools.code, 0, tools.output)
       assertNoRawControl(tools.output)
       assert.include(tools.output, `evil${SHOWN} — ${SHOWN}`)

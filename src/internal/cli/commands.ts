@@ -197,7 +197,9 @@ const session = (
         target,
         common,
         { onElicit },
-        (line) => io.err(`presa-mcp: ${line}`)
+        (line) => io.err(`presa-mcp: ${line}`),
+        // a stdio server's stderr reaches the terminal through `io` too (the terminal-safety rule)
+        (line) => io.err(`${line}\n`)
       )
       const progress = yield* Interaction.progressDisplay(io)
       const callOptions: McpClient.CallOptions = progress.onProgress === undefined
