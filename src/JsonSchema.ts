@@ -9,17 +9,28 @@
  * `oneOf`, `format`, …) is ignored, so a schema that relies on them validates more loosely here.
  * Use `presa-mcp/JsonSchemaFull` when full JSON Schema 2020-12 is needed.
  *
- * The module is pure: no dependencies, no I/O, and a validator never throws.
+ * The module is pure (no I/O) and a validator never throws.
  *
- * `pattern` runs on JavaScript's backtracking `RegExp` (with the `u` flag). A string longer than
- * 4,096 UTF-16 code units is not matched at all: it fails with `is too long to check against
- * pattern …`, so a pattern whose matching time grows polynomially with its input (`^(a|a?)+$`
- * style nesting, `.*x.*y`) cannot be made to run for long by a large argument. The bound does not
- * tame a pattern that is exponential on short inputs: patterns are the author's, keep them free of
- * nested quantifiers over overlapping alternatives.
+ * `pattern` and `patternProperties` are ECMA-262 regular expressions in Unicode mode (the `u`
+ * flag), matched unanchored, as JSON Schema specifies. They run on a linear-time engine (`re2js`,
+ * a pure-JavaScript port of RE2): matching time grows with the input's length only, so a string
+ * of any length is checked (a 100,000-character argument that matches passes) and no pattern,
+ * `^(a+)+$` included, can stall the event loop by backtracking. The pattern is translated so that
+ * ECMA-262's meaning holds where RE2's differs (`\s` is Unicode whitespace, `.` stops at the four
+ * line terminators, `\uXXXX` / `\u{…}` / `\cX` escapes, `[]` / `[^]`).
+ *
+ * A pattern RE2 cannot run — backreferences (`\1`, `\k<name>`), lookahead or lookbehind, a
+ * counted repetition over 1,000, a Unicode property RE2 does not know — falls back to
+ * JavaScript's backtracking `RegExp`, on strings (or property names) of at most 4,096 UTF-16 code
+ * units; a longer one fails with `is too long to check against pattern "…" (over 4096 characters;
+ * the pattern needs backtracking: backreferences or lookaround)`. That bound keeps polynomial
+ * backtracking short; a fallback pattern that is exponential on short inputs is the author's to
+ * avoid. Each pattern is compiled once per schema object (the schema is treated as immutable
+ * once validated).
  *
  * @since 0.1.0
  */
+import * as Pattern from "./internal/pattern.js"
 import { quote } from "./internal/quote.js"
 
 /**
@@ -55,8 +66,8 @@ const MAX_DEPTH = 64
 /** @internal */
 const MAX_ISSUES = 100
 
-/** Longest string (UTF-16 code units) that `pattern` / `patternProperties` run on. @internal */
-const MAX_PATTERN_INPUT = 4096
+/** Longest string (UTF-16 code units) a fallback (backtracking) pattern runs on. @internal */
+const MAX_FALLBACK_INPUT = 4096
 
 /** @internal */
 type JsonObject = { readonly [key: string]: unknown }
@@ -64,8 +75,8 @@ type JsonObject = { readonly [key: string]: unknown }
 /** @internal */
 interface Context {
   readonly issues: Array<Issue>
-  /** Compiled `pattern`s for this run; `undefined` marks an invalid pattern. */
-  readonly patterns: Map<string, RegExp | undefined>
+  /** Compiled patterns of the schema being validated; `undefined` marks an invalid pattern. */
+  readonly patterns: Map<string, Pattern.Compiled | undefined>
 }
 
 /** @internal */
@@ -165,17 +176,39 @@ const report = (ctx: Context, path: string, message: string): void => {
   if (!isFull(ctx)) ctx.issues.push({ path, message })
 }
 
+/** Compiled patterns per root schema object, so that each pattern of a tool's schema compiles once. */
+const compiledPatterns = new WeakMap<object, Map<string, Pattern.Compiled | undefined>>()
+
+/** The pattern cache of a root schema (a fresh one for a boolean or non-object schema). */
+const patternsOf = (schema: unknown): Map<string, Pattern.Compiled | undefined> => {
+  if (typeof schema !== "object" || schema === null) return new Map()
+  const hit = compiledPatterns.get(schema)
+  if (hit !== undefined) return hit
+  const fresh = new Map<string, Pattern.Compiled | undefined>()
+  compiledPatterns.set(schema, fresh)
+  return fresh
+}
+
 /** @internal */
-const compilePattern = (ctx: Context, pattern: string): RegExp | undefined => {
+const compilePattern = (ctx: Context, pattern: string): Pattern.Compiled | undefined => {
   if (ctx.patterns.has(pattern)) return ctx.patterns.get(pattern)
-  let regex: RegExp | undefined
-  try {
-    regex = new RegExp(pattern, "u")
-  } catch {
-    regex = undefined
+  const compiled = Pattern.compile(pattern)
+  ctx.patterns.set(pattern, compiled)
+  return compiled
+}
+
+/**
+ * Matches `input` against `pattern`: `true` / `false`, or an issue's message when the pattern is
+ * invalid or is a fallback pattern and `input` is over {@link MAX_FALLBACK_INPUT}.
+ */
+const matchPattern = (ctx: Context, pattern: string, input: string): boolean | string => {
+  const compiled = compilePattern(ctx, pattern)
+  if (compiled === undefined) return `invalid schema: pattern "${pattern}" is not a valid regular expression`
+  if (!compiled.linear && input.length > MAX_FALLBACK_INPUT) {
+    return `is too long to check against pattern "${pattern}" (over ${MAX_FALLBACK_INPUT} characters; ` +
+      "the pattern needs backtracking: backreferences or lookaround)"
   }
-  ctx.patterns.set(pattern, regex)
-  return regex
+  return compiled.test(input)
 }
 
 /** @internal */
@@ -193,14 +226,9 @@ const validateString = (ctx: Context, schema: JsonObject, value: string, path: s
   }
   const pattern = own(schema, "pattern")
   if (isString(pattern)) {
-    const regex = compilePattern(ctx, pattern)
-    if (regex === undefined) {
-      report(ctx, path, `invalid schema: pattern "${pattern}" is not a valid regular expression`)
-    } else if (value.length > MAX_PATTERN_INPUT) {
-      report(ctx, path, `is too long to check against pattern "${pattern}" (over ${MAX_PATTERN_INPUT} characters)`)
-    } else if (!regex.test(value)) {
-      report(ctx, path, `must match pattern "${pattern}"`)
-    }
+    const matched = matchPattern(ctx, pattern, value)
+    if (typeof matched === "string") report(ctx, path, matched)
+    else if (!matched) report(ctx, path, `must match pattern "${pattern}"`)
   }
 }
 
@@ -262,16 +290,10 @@ const validateObject = (ctx: Context, schema: JsonObject, value: JsonObject, pat
     }
     if (isObject(patternPropertiesValue)) {
       for (const pattern of patternProperties) {
-        const regex = compilePattern(ctx, pattern)
-        if (regex === undefined) {
-          report(ctx, keyPath, `invalid schema: pattern "${pattern}" is not a valid regular expression`)
-        } else if (key.length > MAX_PATTERN_INPUT) {
-          report(
-            ctx,
-            keyPath,
-            `is too long to check against pattern "${pattern}" (over ${MAX_PATTERN_INPUT} characters)`
-          )
-        } else if (regex.test(key)) {
+        const matched = matchPattern(ctx, pattern, key)
+        if (typeof matched === "string") {
+          report(ctx, keyPath, matched)
+        } else if (matched) {
           declared = true
           validateNode(ctx, patternPropertiesValue[pattern], value[key], keyPath, depth + 1)
         }
@@ -348,7 +370,7 @@ const validateNode = (ctx: Context, schema: unknown, value: unknown, path: strin
  * @category combinators
  */
 export const validate: Validator = (schema, value) => {
-  const ctx: Context = { issues: [], patterns: new Map() }
+  const ctx: Context = { issues: [], patterns: patternsOf(schema) }
   try {
     validateNode(ctx, schema, value, "", 0)
   } catch (error) {

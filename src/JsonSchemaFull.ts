@@ -5,6 +5,12 @@
  * `$defs`, `anyOf`, `oneOf`, `allOf`, `if`/`then`/`else`, `format` and the other keywords the
  * built-in validator ignores.
  *
+ * `pattern` and `patternProperties` run on JavaScript's backtracking `RegExp` here (cfworker
+ * compiles them itself and offers no hook for another engine), without a length bound: a
+ * pattern that backtracks (`^(a+)+$`) can stall the event loop on a short crafted argument. The
+ * built-in `JsonSchema.validate` matches them in linear time instead; with this validator, keep
+ * tool patterns free of nested quantifiers over overlapping alternatives.
+ *
  * @since 0.1.0
  */
 import { Validator as CfValidator } from "@cfworker/json-schema"

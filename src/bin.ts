@@ -2,7 +2,7 @@
 /**
  * The `presa-mcp` command line (the package's `bin`): the Node edge of `src/internal/cli/`. It
  * provides the process's streams and terminal, runs the program and exits with its code. See the
- * README, section "Command line", or `presa-mcp --help`.
+ * guide docs/cli.md, or `presa-mcp --help`.
  *
  * Not a module to import: it runs when loaded (and is not in the package's `exports`).
  *
@@ -16,7 +16,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { ExitCode } from "./internal/cli/exitCode.js"
-import { CliIo, type Io } from "./internal/cli/io.js"
+import * as CliIo from "./internal/cli/io.js"
+import type { Streams } from "./internal/cli/io.js"
 import * as Main from "./internal/cli/main.js"
 import * as Stdio from "./transport/Stdio.js"
 
@@ -25,9 +26,14 @@ const write = (stream: NodeJS.WriteStream) => (text: string): Effect.Effect<void
     stream.write(text, () => resume(Effect.void))
   })
 
-const io: Io = {
+// The raw streams; `CliIo.make` puts the terminal-safety rule (control characters a server sends
+// are shown, not obeyed) in front of them.
+const streams: Streams = {
   out: write(process.stdout),
   err: write(process.stderr),
+  errSync: (text) => {
+    process.stderr.write(text)
+  },
   stdinIsTTY: process.stdin.isTTY === true,
   stdoutIsTTY: process.stdout.isTTY === true,
   stderrIsTTY: process.stderr.isTTY === true,
@@ -35,33 +41,35 @@ const io: Io = {
 }
 
 // @effect/cli's prompts draw on the terminal's `display`: ours goes to stderr, so that prompts
-// (elicitation) never mix with the command's output on stdout.
+// (elicitation) never mix with the command's output on stdout. It is the CLI's own drawing (escape
+// sequences included), written as is; the server's words in it are made visible where the prompts
+// are built (`interaction.ts`).
 const StderrTerminal = Layer.scoped(
   Terminal.Terminal,
   Effect.map(NodeTerminal.make(), (terminal) =>
     Terminal.Terminal.of({
       ...terminal,
       columns: Effect.sync(() => process.stderr.columns ?? 0),
-      display: io.err
+      display: streams.err
     }))
 )
 
 // Ctrl-C (SIGINT) interrupts the program; once `listen` is acknowledged that is its normal end.
 let interruptedCode: number = ExitCode.interrupted
 
-const program = Main.run(
-  process.argv.slice(2),
-  Effect.sync(() => {
-    interruptedCode = ExitCode.ok
-  })
-).pipe(
-  Effect.provideService(CliIo, io),
-  // logs (a client's reconnection notices, a proxy's backend events) go to stderr: stdout carries
-  // only the command's output (one JSON document per line under --json) or the proxy's MCP wire
-  Effect.provide(Stdio.layerLogger),
-  Effect.provide(StderrTerminal),
-  Effect.provide(NodeContext.layer)
-)
+const program = Effect.flatMap(Effect.console, (console) =>
+  Main.run(
+    process.argv.slice(2),
+    Effect.sync(() => {
+      interruptedCode = ExitCode.ok
+    })
+  ).pipe(Effect.provideService(CliIo.CliIo, CliIo.make(streams, console)))).pipe(
+    // logs (a client's reconnection notices, a proxy's backend events) go to stderr: stdout carries
+    // only the command's output (one JSON document per line under --json) or the proxy's MCP wire
+    Effect.provide(Stdio.layerLogger),
+    Effect.provide(StderrTerminal),
+    Effect.provide(NodeContext.layer)
+  )
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,

@@ -10,13 +10,15 @@
  * Framing, both sides: `\r\n` is accepted, blank lines are skipped, a line is bounded
  * (`maxLineBytes`) and an over-long line is skipped without being buffered. Only protocol messages
  * are written to the wire; logs go through Effect's logger, which must not write to stdout in a
- * server process ({@link layerLogger}, installed by {@link run}).
+ * server process ({@link layerLogger}, installed by {@link run}, {@link runLayer}, {@link serve}
+ * and {@link layerServer}).
  *
  * @since 0.1.0
  */
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -125,9 +127,10 @@ export const DEFAULT_MAX_LINE_BYTES: number = Frame.DEFAULT_MAX_LINE_BYTES
  * When `stdin` ends: requests in flight get `drainTimeout` to finish, then are interrupted;
  * everything queued is written and the sink is completed before the Effect returns.
  *
- * Logging: the server logs through Effect's logger. In a process whose stdout is the wire,
- * provide a logger that writes to stderr ({@link layerLogger}); Effect's default logger writes
- * to stdout.
+ * Logging: while it serves, Effect's loggers that write to stdout are replaced with one on
+ * stderr ({@link layerLogger}), so nothing but MCP messages reaches the wire. Code that runs
+ * before `serve` (building the server, Layers) logs with the program's loggers: provide
+ * {@link layerLogger} to the whole program, or build the server with {@link runLayer}.
  *
  * Fails with `TransportError` (`reason: "Closed"`) when reading `stdin` or writing `stdout`
  * fails; a bad message is never an error.
@@ -149,10 +152,10 @@ export const DEFAULT_MAX_LINE_BYTES: number = Frame.DEFAULT_MAX_LINE_BYTES
  * @since 0.1.0
  * @category constructors
  */
-export const serve: <E, E2, R, R2>(
+export const serve = <E, E2, R, R2>(
   server: McpServer.McpServer,
   options: ServeOptions<E, E2, R, R2>
-) => Effect.Effect<void, TransportError, R | R2> = internal.serve
+): Effect.Effect<void, TransportError, R | R2> => internal.serve(server, options).pipe(Effect.provide(layerLogger))
 
 // One instance, so that installing `layerLogger` twice (a command line that serves stdio) logs once.
 const stderrLogger = Logger.withConsoleError(Logger.logfmtLogger)
@@ -160,21 +163,22 @@ const stderrLogger = Logger.withConsoleError(Logger.logfmtLogger)
 /**
  * Replaces the loggers that write to stdout — Effect's default logger, and the pretty logger
  * `NodeRuntime.runMain` installs in its place — with a logfmt logger on stderr. Other loggers
- * (e.g. tracing) are kept. Use it in every process whose stdout is an MCP wire.
+ * (e.g. tracing, or a logger of your own on stderr) are kept; when neither stdout logger is
+ * installed nothing changes, so a program that already logs to stderr its own way keeps exactly
+ * its loggers. A logger of your own must not write to stdout: it is not detected.
+ *
+ * {@link run}, {@link runLayer}, {@link serve} and {@link layerServer} install it themselves;
+ * provide it to the whole program when code runs before them (see {@link runLayer}).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerLogger: Layer.Layer<never> = Layer.scopedDiscard(
-  Effect.locallyScopedWith(
-    FiberRef.currentLoggers,
-    (loggers) =>
-      loggers.pipe(
-        HashSet.remove(Logger.defaultLogger),
-        HashSet.remove(Logger.prettyLoggerDefault),
-        HashSet.add(stderrLogger)
-      )
-  )
+  // the stdout loggers swapped for `stderrLogger`; unchanged when neither is installed
+  Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) => {
+    const kept = loggers.pipe(HashSet.remove(Logger.defaultLogger), HashSet.remove(Logger.prettyLoggerDefault))
+    return HashSet.size(kept) === HashSet.size(loggers) ? loggers : HashSet.add(kept, stderrLogger)
+  })
 )
 
 /**
@@ -187,8 +191,9 @@ export const layerLogger: Layer.Layer<never> = Layer.scopedDiscard(
  *
  * Never fails: a `TransportError` (stdin or stdout broke, e.g. EPIPE when the client went away)
  * or a defect is logged on stderr and sets `process.exitCode = 1`, because `runMain` would
- * report a failure with its own logger, on stdout. Code that runs before `run` in the same
- * program should be given {@link layerLogger} too (see the example); a failure of that code is
+ * report a failure with its own logger, on stdout. `run` cannot reach code that ran before it:
+ * a server built by Layers that log is served with {@link runLayer}, which routes their logs too;
+ * otherwise give that code {@link layerLogger} (see the example). A failure of that code is
  * still reported by `runMain` on stdout unless it runs with `{ disableErrorReporting: true }`.
  *
  * @example
@@ -228,11 +233,66 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
   )
 
 /**
+ * Serves the `McpServer.McpServer` that `layer` builds on this process's stdin and stdout, as
+ * {@link run} does, and releases the layer once stdin has ended and every reply is flushed: the
+ * entry point of a stdio server made of Layers (MCP 2025-11-25, Transports › stdio: the process
+ * ends at EOF). {@link layerLogger} is installed before the layer is built, so what the Layers
+ * log while they are built, and everything logged while serving, goes to stderr: stdout carries
+ * MCP messages only.
+ *
+ * Never fails: a failure or defect while building the layer, like one of {@link run}, is logged
+ * on stderr and sets `process.exitCode = 1` (nothing is served then).
+ *
+ * @example
+ * ```ts
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as McpServer from "presa-mcp/McpServer"
+ * import * as Tool from "presa-mcp/Tool"
+ * import * as Stdio from "presa-mcp/transport/Stdio"
+ *
+ * const Ping = Layer.effectDiscard(Effect.log("registering ping")).pipe(   // logged on stderr
+ *   Layer.merge(McpServer.tool(Tool.make({ name: "ping", handler: () => Effect.succeed("pong") })))
+ * )
+ * const ServerLive = Ping.pipe(Layer.provideMerge(McpServer.layer({ name: "demo", version: "1.0.0" })))
+ * NodeRuntime.runMain(Stdio.runLayer(ServerLive), { disablePrettyLogger: true })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const runLayer = <E, R>(
+  layer: Layer.Layer<McpServer.McpServer, E, R>,
+  options: RunOptions = {}
+): Effect.Effect<void, never, R> =>
+  Effect.scoped(
+    Effect.flatMap(Layer.build(layer), (context) => run(Context.get(context, McpServer.McpServer), options))
+  )
+    .pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.interrupt
+          : Effect.logError("the stdio server could not start", cause).pipe(
+            Effect.zipRight(Effect.sync(() => {
+              process.exitCode = 1
+            }))
+          )
+      ),
+      Effect.provide(layerLogger)
+    )
+
+/**
  * A layer that serves the `McpServer.McpServer` service over the given streams in the background, for apps
  * composed of layers. The serving fiber lives in the layer's scope: it stops when the layer is
  * released, and a `TransportError` is logged. It does **not** end the program when `stdin`
  * ends: a process that should exit at EOF (an MCP server spawned by a client, MCP 2025-11-25, Transports, stdio)
- * uses {@link serve} or {@link run} as its main Effect instead of `Layer.launch`.
+ * uses {@link runLayer}, {@link serve} or {@link run} as its main Effect instead of `Layer.launch`.
+ *
+ * Logging: it installs {@link layerLogger}, for the serving fiber (handlers' logs) and for what
+ * is built after it; Layers built before it (its dependencies, or its siblings in a
+ * `Layer.mergeAll`, built at the same time) log with the program's loggers, so a process whose
+ * stdout is the wire builds them under {@link layerLogger} too, or uses {@link runLayer}.
  *
  * @since 0.1.0
  * @category layers
@@ -246,7 +306,7 @@ export const layerServer = <E, E2, R, R2>(
         Effect.catchTag("TransportError", (e) => Effect.logError("the stdio server stopped", e)),
         Effect.forkScoped
       ))
-  )
+  ).pipe(Layer.provide(layerLogger))
 
 // ---------------------------------------------------------------------------------------------
 // client

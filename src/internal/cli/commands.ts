@@ -197,7 +197,9 @@ const session = (
         target,
         common,
         { onElicit },
-        (line) => io.err(`presa-mcp: ${line}`)
+        (line) => io.err(`presa-mcp: ${line}`),
+        // a stdio server's stderr reaches the terminal through `io` too (the terminal-safety rule)
+        (line) => io.err(`${line}\n`)
       )
       const progress = yield* Interaction.progressDisplay(io)
       const callOptions: McpClient.CallOptions = progress.onProgress === undefined
@@ -297,48 +299,85 @@ export const names: ReadonlySet<string> = new Set([
   "login"
 ])
 
-/**
- * The command tree. `exit` receives the exit code; `onListening` runs once `listen` is
- * acknowledged (the bin then treats Ctrl-C as a normal end).
- *
- * @internal
- */
-export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Effect.Effect<void>) => {
-  const run = (common: Common, body: (s: Session) => Effect.Effect<Outcome, Failure, Scope.Scope | Env>) =>
-    session(exit, split, common, body)
+/** Runs a command's body against the target (see {@link session}); `make` binds it to the exit code. */
+type Run = (
+  common: Common,
+  body: (s: Session) => Effect.Effect<Outcome, Failure, Scope.Scope | Env>
+) => Effect.Effect<void, never, Env>
 
-  const info = Command.make(
+/** A list command: one `McpClient` list (every page), its JSON key and its text. */
+const listCommand = <A>(
+  name: string,
+  description: string,
+  list: (client: McpClient.McpClient) => Effect.Effect<A, McpClient.CallError>,
+  json: (value: A) => unknown,
+  text: (value: A) => string
+) =>
+(run: Run) =>
+  Command.make(
+    name,
+    targetOptions,
+    (o) => run(o, ({ client }) => Effect.map(list(client), (value) => ok(json(value), text(value))))
+  ).pipe(Command.withDescription(description))
+
+const info = (run: Run) =>
+  Command.make(
     "info",
     targetOptions,
     (o) => run(o, ({ client }) => Effect.succeed(ok(client.info, Render.info(client.info))))
   ).pipe(
-    Command.withDescription(
-      `Shows the era, protocol version, server info, capabilities and instructions.`
-    )
+    Command.withDescription(`Shows the era, protocol version, server info, capabilities and instructions.`)
   )
 
-  const tools = Command.make(
-    "tools",
-    targetOptions,
-    (o) => run(o, ({ client }) => Effect.map(client.listAllTools, (tools) => ok({ tools }, Render.tools(tools))))
-  ).pipe(
-    Command.withDescription(`Lists the tools (every page).`)
-  )
+const tools = listCommand(
+  "tools",
+  "Lists the tools (every page).",
+  (client) => client.listAllTools,
+  (tools) => ({ tools }),
+  Render.tools
+)
 
-  const call = Command.make("call", {
-    ...targetOptions,
-    args: Options.text("args").pipe(
-      Options.withDescription("The tool's arguments as one JSON object; key=value arguments are merged over it."),
-      Options.optional
+const resources = listCommand(
+  "resources",
+  "Lists the resources (every page).",
+  (client) => client.listAllResources,
+  (resources) => ({ resources }),
+  Render.resources
+)
+
+const templates = listCommand(
+  "templates",
+  "Lists the resource templates (every page).",
+  (client) => client.listAllResourceTemplates,
+  (resourceTemplates) => ({ resourceTemplates }),
+  Render.templates
+)
+
+const prompts = listCommand(
+  "prompts",
+  "Lists the prompts (every page).",
+  (client) => client.listAllPrompts,
+  (prompts) => ({ prompts }),
+  Render.prompts
+)
+
+const callOptions = {
+  ...targetOptions,
+  args: Options.text("args").pipe(
+    Options.withDescription("The tool's arguments as one JSON object; key=value arguments are merged over it."),
+    Options.optional
+  ),
+  name: Args.text({ name: "name" }).pipe(Args.withDescription("The tool's name.")),
+  pairs: Args.text({ name: "key=value" }).pipe(
+    Args.withDescription(
+      "A tool argument; the value is parsed as JSON when it is valid JSON, else kept as a string."
     ),
-    name: Args.text({ name: "name" }).pipe(Args.withDescription("The tool's name.")),
-    pairs: Args.text({ name: "key=value" }).pipe(
-      Args.withDescription(
-        "A tool argument; the value is parsed as JSON when it is valid JSON, else kept as a string."
-      ),
-      Args.repeated
-    )
-  }, (o) =>
+    Args.repeated
+  )
+}
+
+const call = (run: Run) =>
+  Command.make("call", callOptions, (o) =>
     run(o, ({ callOptions, client }) =>
       Effect.gen(function*() {
         const args = yield* fromEither(Values.toolArguments(Option.getOrUndefined(o.args), o.pairs))
@@ -355,29 +394,8 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       )
     )
 
-  const resources = Command.make(
-    "resources",
-    targetOptions,
-    (o) =>
-      run(
-        o,
-        ({ client }) =>
-          Effect.map(client.listAllResources, (resources) => ok({ resources }, Render.resources(resources)))
-      )
-  ).pipe(
-    Command.withDescription(`Lists the resources (every page).`)
-  )
-
-  const templates = Command.make("templates", targetOptions, (o) =>
-    run(o, ({ client }) =>
-      Effect.map(
-        client.listAllResourceTemplates,
-        (resourceTemplates) => ok({ resourceTemplates }, Render.templates(resourceTemplates))
-      ))).pipe(
-      Command.withDescription(`Lists the resource templates (every page).`)
-    )
-
-  const read = Command.make(
+const read = (run: Run) =>
+  Command.make(
     "read",
     {
       ...targetOptions,
@@ -393,16 +411,8 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
     Command.withDescription(`Reads a resource.`)
   )
 
-  const prompts = Command.make(
-    "prompts",
-    targetOptions,
-    (o) =>
-      run(o, ({ client }) => Effect.map(client.listAllPrompts, (prompts) => ok({ prompts }, Render.prompts(prompts))))
-  ).pipe(
-    Command.withDescription(`Lists the prompts (every page).`)
-  )
-
-  const prompt = Command.make("prompt", {
+const prompt = (run: Run) =>
+  Command.make("prompt", {
     ...targetOptions,
     name: Args.text({ name: "name" }).pipe(Args.withDescription("The prompt's name.")),
     pairs: Args.text({ name: "key=value" }).pipe(
@@ -419,26 +429,29 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       Command.withDescription(`Gets a prompt with its arguments.`)
     )
 
-  const complete = Command.make("complete", {
-    ...targetOptions,
-    prompt: Options.text("prompt").pipe(
-      Options.withDescription("Complete an argument of this prompt (ref/prompt)."),
-      Options.optional
+const completeOptions = {
+  ...targetOptions,
+  prompt: Options.text("prompt").pipe(
+    Options.withDescription("Complete an argument of this prompt (ref/prompt)."),
+    Options.optional
+  ),
+  resource: Options.text("resource").pipe(
+    Options.withDescription(
+      "Complete a variable of this resource template URI (ref/resource), e.g. 'people://{id}'."
     ),
-    resource: Options.text("resource").pipe(
-      Options.withDescription(
-        "Complete a variable of this resource template URI (ref/resource), e.g. 'people://{id}'."
-      ),
-      Options.optional
-    ),
-    context: Options.text("context").pipe(
-      Options.withDescription("An already-resolved argument key=value sent as context.arguments (repeatable)."),
-      Options.repeated
-    ),
-    argument: Args.text({ name: "argument=value" }).pipe(
-      Args.withDescription("The argument being completed and the partial value typed so far (may be empty: id=).")
-    )
-  }, (o) =>
+    Options.optional
+  ),
+  context: Options.text("context").pipe(
+    Options.withDescription("An already-resolved argument key=value sent as context.arguments (repeatable)."),
+    Options.repeated
+  ),
+  argument: Args.text({ name: "argument=value" }).pipe(
+    Args.withDescription("The argument being completed and the partial value typed so far (may be empty: id=).")
+  )
+}
+
+const complete = (run: Run) =>
+  Command.make("complete", completeOptions, (o) =>
     run(o, ({ client }) =>
       Effect.gen(function*() {
         const ref: McpClient.CompleteRef | undefined = Option.isSome(o.prompt) && Option.isNone(o.resource)
@@ -465,7 +478,8 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       )
     )
 
-  const skills = Command.make("skills", targetOptions, (o) =>
+const skills = (run: Run) =>
+  Command.make("skills", targetOptions, (o) =>
     run(o, ({ client }) =>
       Effect.gen(function*() {
         if (!client.skillsSupported) {
@@ -488,7 +502,8 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       )
     )
 
-  const listen = Command.make("listen", {
+const listen = (run: Run, onListening: Effect.Effect<void>) =>
+  Command.make("listen", {
     ...targetOptions,
     resource: Options.text("resource").pipe(
       Options.withDescription("Also subscribe to updates of this resource URI (repeatable)."),
@@ -517,7 +532,8 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       )
     )
 
-  const login = Command.make(
+const login = (run: Run) =>
+  Command.make(
     "login",
     targetOptions,
     (o) =>
@@ -540,21 +556,29 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
     )
   )
 
+/**
+ * The command tree. `exit` receives the exit code; `onListening` runs once `listen` is
+ * acknowledged (the bin then treats Ctrl-C as a normal end).
+ *
+ * @internal
+ */
+export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Effect.Effect<void>) => {
+  const run: Run = (common, body) => session(exit, split, common, body)
   return Command.make("presa-mcp").pipe(
     Command.withDescription("Call, inspect and listen to MCP servers from the shell."),
     Command.withSubcommands([
-      info,
-      tools,
-      call,
-      resources,
-      templates,
-      read,
-      prompts,
-      prompt,
-      complete,
-      skills,
-      listen,
-      login,
+      info(run),
+      tools(run),
+      call(run),
+      resources(run),
+      templates(run),
+      read(run),
+      prompts(run),
+      prompt(run),
+      complete(run),
+      skills(run),
+      listen(run, onListening),
+      login(run),
       Proxy.command(exit)
     ])
   )

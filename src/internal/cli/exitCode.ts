@@ -1,6 +1,6 @@
 /**
- * The exit codes of the `presa-mcp` command line, and the failures that lead to them. The README
- * (section "Command line") and `presa-mcp --help` list the same table.
+ * The exit codes of the `presa-mcp` command line, and the failures that lead to them. The guide
+ * (docs/cli.md) and `presa-mcp --help` list the same table.
  *
  * @internal
  */

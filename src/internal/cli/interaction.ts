@@ -13,7 +13,7 @@ import * as Ref from "effect/Ref"
 import type * as Input from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import type * as McpClient from "../../McpClient.js"
-import type { Io } from "./io.js"
+import { type Io, visible } from "./io.js"
 
 // ---------------------------------------------------------------------------------------------
 // Progress
@@ -34,6 +34,9 @@ export const progressLine = (p: McpClient.Progress, columns: number): string => 
   return columns > 1 && line.length >= columns ? line.slice(0, columns - 1) : line
 }
 
+/** Carriage return, then erase the line (ECMA-48 EL 2): the progress line is redrawn in place. */
+const CLEAR_LINE = "\r\x1b[2K"
+
 /** A progress display: the `onProgress` hook (when stderr is a terminal) and `clear`, run when the call ends. @internal */
 export interface ProgressDisplay {
   readonly onProgress: ((p: McpClient.Progress) => Effect.Effect<void>) | undefined
@@ -46,8 +49,11 @@ export const progressDisplay = (io: Io): Effect.Effect<ProgressDisplay> =>
     io.stderrIsTTY
       ? {
         onProgress: (p) =>
-          Effect.zipRight(Ref.set(shown, true), io.err(`\r\x1b[2K${progressLine(p, io.stderrColumns)}`)),
-        clear: Effect.flatMap(Ref.get(shown), (was) => (was ? io.err("\r\x1b[2K") : Effect.void))
+          Ref.set(shown, true).pipe(
+            Effect.zipRight(io.errControl(CLEAR_LINE)),
+            Effect.zipRight(io.err(progressLine(p, io.stderrColumns)))
+          ),
+        clear: Effect.flatMap(Ref.get(shown), (was) => (was ? io.errControl(CLEAR_LINE) : Effect.void))
       }
       : { onProgress: undefined, clear: Effect.void })
 
@@ -94,16 +100,21 @@ const fieldPrompt = (
   field: JsonRpc.JsonObject,
   required: boolean
 ): Prompt.Prompt<Answer> => {
-  const label = `${stringAt(field, "title") ?? name}${
-    stringAt(field, "description") === undefined ? "" : ` (${stringAt(field, "description")})`
-  }${required ? "" : " [optional]"}`
+  // @effect/cli draws prompts with escape sequences of its own, so they go to the terminal as they
+  // are (`Io.errControl`): the server's words in them are made visible here instead.
+  const label = visible(
+    `${stringAt(field, "title") ?? name}${
+      stringAt(field, "description") === undefined ? "" : ` (${stringAt(field, "description")})`
+    }${required ? "" : " [optional]"}`
+  )
   const type = stringAt(field, "type")
-  const choices = choicesOf(field)
+  const choices = choicesOf(field)?.map((c) => ({ ...c, title: visible(c.title) }))
   if (type === "array") {
     const items = objectAt(field, "items")
     const itemChoices = items === undefined ? undefined : choicesOf(items)
     if (itemChoices !== undefined) {
-      return Prompt.multiSelect({ message: label, choices: itemChoices }).pipe(Prompt.map((xs): Answer => xs))
+      const shown = itemChoices.map((c) => ({ ...c, title: visible(c.title) }))
+      return Prompt.multiSelect({ message: label, choices: shown }).pipe(Prompt.map((xs): Answer => xs))
     }
   }
   if (choices !== undefined && choices.length > 0) {
@@ -128,7 +139,7 @@ const fieldPrompt = (
   const fallback = field.default
   return Prompt.text({
     message: label,
-    ...(typeof fallback === "string" ? { default: fallback } : {}),
+    ...(typeof fallback === "string" ? { default: visible(fallback) } : {}),
     validate: (value) => (required && value === "" ? Effect.fail("a value is required") : Effect.succeed(value))
   }).pipe(Prompt.map((value) => (value === "" && !required ? undefined : value)))
 }

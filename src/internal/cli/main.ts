@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Commands from "./commands.js"
 import { ExitCode } from "./exitCode.js"
-import type { CliIo } from "./io.js"
+import * as Io from "./io.js"
 import * as Target from "./target.js"
 
 /**
@@ -24,7 +24,7 @@ import * as Target from "./target.js"
 export const run = (
   args: ReadonlyArray<string>,
   onListening: Effect.Effect<void>
-): Effect.Effect<number, never, CliIo | CliApp.CliApp.Environment> =>
+): Effect.Effect<number, never, Io.CliIo | CliApp.CliApp.Environment> =>
   Effect.gen(function*() {
     const split = Target.split(args, Commands.names, Commands.valueOptions)
     const exit = yield* Ref.make<number>(ExitCode.ok)
@@ -34,8 +34,10 @@ export const run = (
       executable: "presa-mcp",
       footer: Commands.footer
     })
+    // log lines (Effect's stderr logger writes through the Console) follow the terminal rule too
     yield* cli(["node", "presa-mcp", ...split.cliArgs]).pipe(
-      Effect.catchAll(() => Ref.set(exit, ExitCode.usage))
+      Effect.catchAll(() => Ref.set(exit, ExitCode.usage)),
+      Io.withConsole
     )
     return yield* Ref.get(exit)
   })

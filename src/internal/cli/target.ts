@@ -163,7 +163,8 @@ export const resolve = (options: TargetOptions, split: Split): Either.Either<Tar
  * Connects an `McpClient` to `target` for as long as the Scope is open (a stdio server is stopped
  * when it closes; an HTTP session is deleted). `--timeout` becomes the client's `requestTimeout`
  * (default 60 seconds). With `--oauth` the HTTP client authorizes itself (`oauth.ts`; the
- * authorization URL is printed with `show`). Fails with `UsageError` (bad `--timeout`), the
+ * authorization URL is printed with `show`). A stdio server's stderr lines go to `stderr` (the
+ * default: inherited, written by the child itself). Fails with `UsageError` (bad `--timeout`), the
  * client's `CallError`, or `OAuthError` when the token file or the redirect listener is unusable.
  *
  * @internal
@@ -172,7 +173,8 @@ export const connect = (
   target: Target,
   options: TargetOptions,
   handlers: McpClient.InputHandlers,
-  show: (line: string) => Effect.Effect<void> = () => Effect.void
+  show: (line: string) => Effect.Effect<void> = () => Effect.void,
+  stderr?: (line: string) => Effect.Effect<void>
 ): Effect.Effect<
   Connected,
   McpClient.CallError | UsageError | OAuth.OAuthError,
@@ -191,7 +193,7 @@ export const connect = (
         headers: target.headers,
         ...(auth === undefined ? {} : { auth })
       })
-      : yield* Stdio.spawn({ command: target.command, args: target.args })
+      : yield* Stdio.spawn({ command: target.command, args: target.args, ...(stderr === undefined ? {} : { stderr }) })
     const client = yield* McpClient.connect(transport, {
       ...handlers,
       name: CLIENT_NAME,
