@@ -41,6 +41,7 @@ const { values } = parseArgs({
     redis: { type: "string" },
     "state-keys": { type: "string" },
     prefix: { type: "string" },
+    deployment: { type: "string" },
     port: { type: "string" },
     host: { type: "string" },
     help: { type: "boolean", short: "h" }
@@ -49,10 +50,11 @@ const { values } = parseArgs({
 
 if (values.help === true) {
   console.log(
-    "usage: npx tsx examples/cluster.ts [--redis URL] [--state-keys k1,k2] [--prefix P] [--port N] [--host H]\n" +
+    "usage: npx tsx examples/cluster.ts [--redis URL] [--state-keys k1,k2] [--prefix P] [--deployment D] [--port N] [--host H]\n" +
       "  --redis       Redis URL (or REDIS_URL; default redis://127.0.0.1:6379)\n" +
       "  --state-keys  requestState signing keys, the same on every instance (or STATE_KEYS)\n" +
       "  --prefix      Redis key and channel prefix (default presa-library)\n" +
+      "  --deployment  the deployment's name, stamped into every Redis message (default the prefix)\n" +
       "  --port/--host where to listen (or PORT/HOST; default 3000, 127.0.0.1)"
   )
   process.exit(0)
@@ -151,7 +153,11 @@ const main = Effect.gen(function*() {
   return yield* Effect.never
 }).pipe(
   Effect.scoped,
-  Effect.provide(Redis.layer({ url: redisUrl, ...(values.prefix === undefined ? {} : { prefix: values.prefix }) })),
+  Effect.provide(Redis.layer({
+    url: redisUrl,
+    prefix: values.prefix ?? "presa-library",
+    ...(values.deployment === undefined ? {} : { deployment: values.deployment })
+  })),
   Effect.catchTag("ServeError", (e) =>
     Console.error(`cannot listen on ${host}:${port}: ${String(e.cause)}`).pipe(
       Effect.zipRight(Effect.sync(() => {

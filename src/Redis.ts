@@ -27,6 +27,12 @@
  * `healthy`. When Redis returns, the subscriptions are renewed and every local subscriber gets a
  * list change of each kind (events of other instances may have been lost meanwhile).
  *
+ * What an instance reads from Redis is untrusted input: every message and stored record is
+ * stamped with the `deployment` (see {@link ConnectionOptions}), bounded by `maxMessageBytes` and
+ * decoded with Schema; what is not this deployment's is ignored and counted in {@link ignored},
+ * and a corrupt record fails only the task or session it belongs to. Isolate deployments with
+ * distinct prefixes, and name each deployment (`docs/scale-out.md`).
+ *
  * Requires the `ioredis` package (an optional peer dependency).
  *
  * @since 0.2.0
