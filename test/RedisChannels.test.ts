@@ -194,6 +194,32 @@ describe("Redis channels: what is not ours is ignored and counted", () => {
   )
 
   it.scopedLive(
+    "maxMessageBytes counts UTF-8 bytes: 2-byte characters over the bound are dropped, under it delivered",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const before = yield* countsOf("changes")
+        const client = yield* McpClient.connect(yield* InProcess.client(s.server))
+        const sub = yield* client.listen({ toolsListChanged: true })
+        const got = yield* Queue.unbounded<JsonRpc.Notification>()
+        yield* sub.notifications.pipe(Stream.runForEach((n) => Queue.offer(got, n)), Effect.forkScoped)
+        const event = (pad: string) =>
+          JSON.stringify({
+            deployment: DEPLOYMENT,
+            origin: "another-instance",
+            event: { _tag: "ListChanged", kind: "tools" },
+            pad
+          })
+        // 33,000 × "é" is 66,000 bytes (over 65,536) in 33,000 UTF-16 code units (under it)
+        yield* s.publish("changes", event("\u00e9".repeat(33_000)))
+        yield* s.publish("changes", event("\u00e9".repeat(30_000)))
+        expect((yield* bounded(Queue.take(got))).method).toBe("notifications/tools/list_changed")
+        yield* countsReach("changes", before, { oversized: 1, malformed: 0, foreign: 0 })
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive(
     "tasks: a signal of another deployment never cancels a task; one of another instance of ours does",
     () =>
       Effect.gen(function*() {
