@@ -255,8 +255,10 @@ export type Options = ConnectionOptions
 
 /**
  * Everything an instance shares through Redis: the change bus, the task store, the legacy
- * session store, the `redis` health check and the connection (for its `healthy` state). Provide it around the whole program that makes and serves the server
- * (the connections close with the layer); give every instance the same `inputState.keys` too.
+ * session store, the `redis` health check and the connection (for its `healthy` state). Provide
+ * it around the whole program that makes and serves the server (the connections close with the
+ * layer); give every instance of the deployment the same `prefix`, `deployment` and
+ * `inputState.keys`.
  *
  * @example
  * ```ts
@@ -274,7 +276,10 @@ export type Options = ConnectionOptions
  *   })
  *   yield* StreamableHttp.serve(server, { port: 3000 })
  *   return yield* Effect.never
- * }).pipe(Effect.scoped, Effect.provide(Redis.layer({ url: "redis://127.0.0.1:6379" })))
+ * }).pipe(
+ *   Effect.scoped,
+ *   Effect.provide(Redis.layer({ url: "redis://127.0.0.1:6379", prefix: "demo", deployment: "demo-prod" }))
+ * )
  * ```
  *
  * @since 0.2.0
