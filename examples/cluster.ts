@@ -29,7 +29,9 @@ import * as Console from "effect/Console"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as HashSet from "effect/HashSet"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import { parseArgs } from "node:util"
 import { Input, McpServer, Tool } from "presa-mcp"
 import * as Redis from "presa-mcp/Redis"
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     redis: { type: "string" },
     "state-keys": { type: "string" },
     prefix: { type: "string" },
+    deployment: { type: "string" },
     port: { type: "string" },
     host: { type: "string" },
     help: { type: "boolean", short: "h" }
@@ -49,10 +52,11 @@ const { values } = parseArgs({
 
 if (values.help === true) {
   console.log(
-    "usage: npx tsx examples/cluster.ts [--redis URL] [--state-keys k1,k2] [--prefix P] [--port N] [--host H]\n" +
+    "usage: npx tsx examples/cluster.ts [--redis URL] [--state-keys k1,k2] [--prefix P] [--deployment D] [--port N] [--host H]\n" +
       "  --redis       Redis URL (or REDIS_URL; default redis://127.0.0.1:6379)\n" +
       "  --state-keys  requestState signing keys, the same on every instance (or STATE_KEYS)\n" +
       "  --prefix      Redis key and channel prefix (default presa-library)\n" +
+      "  --deployment  the deployment's name, stamped into every Redis message (default the prefix)\n" +
       "  --port/--host where to listen (or PORT/HOST; default 3000, 127.0.0.1)"
   )
   process.exit(0)
@@ -64,6 +68,13 @@ const port = Number(values.port ?? process.env.PORT ?? 3000)
 const host = values.host ?? process.env.HOST ?? "127.0.0.1"
 
 /** A learned tool: it answers with its own name. */
+/**
+ * A learned tool's name as read back from Redis (the `learned` set and channel carry bare names):
+ * what does not match is ignored, so a stray value never becomes a tool.
+ */
+const LearnedName = Schema.String.pipe(Schema.pattern(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/))
+const decodeLearnedName = Schema.decodeUnknownOption(LearnedName)
+
 const learned = (name: string) =>
   Tool.fromJsonSchema({ name, description: `A tool learned at run time.`, handler: () => `I am ${name}` })
 
@@ -73,12 +84,20 @@ const main = Effect.gen(function*() {
   const redis = yield* Redis.RedisConnection
   const self = yield* Deferred.make<McpServer.McpServer>()
   /** Adds a learned tool here unless this instance has it (a duplicate name is a `DefinitionError`). */
-  const addLearned = (server: McpServer.McpServer, name: string) =>
-    McpServer.addTool(server, learned(name)).pipe(Effect.catchTag("DefinitionError", () => Effect.void))
+  const addLearned = (server: McpServer.McpServer, raw: string) =>
+    Option.match(decodeLearnedName(raw), {
+      onNone: () => Effect.logWarning("learn: ignored a name read from Redis that is not a tool name"),
+      onSome: (name) =>
+        McpServer.addTool(server, learned(name)).pipe(Effect.catchTag("DefinitionError", () => Effect.void))
+    })
   const learn = Tool.fromJsonSchema({
     name: "learn",
     description: "Adds a tool named `name` on every instance.",
-    inputSchema: { type: "object", properties: { name: { type: "string", minLength: 1 } }, required: ["name"] },
+    inputSchema: {
+      type: "object",
+      properties: { name: { type: "string", pattern: "^[A-Za-z][A-Za-z0-9_-]{0,63}$" } },
+      required: ["name"]
+    },
     handler: ({ name }) =>
       Effect.gen(function*() {
         const tool = String(name)
@@ -151,7 +170,11 @@ const main = Effect.gen(function*() {
   return yield* Effect.never
 }).pipe(
   Effect.scoped,
-  Effect.provide(Redis.layer({ url: redisUrl, ...(values.prefix === undefined ? {} : { prefix: values.prefix }) })),
+  Effect.provide(Redis.layer({
+    url: redisUrl,
+    prefix: values.prefix ?? "presa-library",
+    ...(values.deployment === undefined ? {} : { deployment: values.deployment })
+  })),
   Effect.catchTag("ServeError", (e) =>
     Console.error(`cannot listen on ${host}:${port}: ${String(e.cause)}`).pipe(
       Effect.zipRight(Effect.sync(() => {

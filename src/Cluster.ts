@@ -123,7 +123,9 @@ export class SessionStoreError extends Data.TaggedError("SessionStoreError")<{
  * - `signals(id)`: the signals other instances send about the session, as a queue closed with
  *   the Scope.
  *
- * Every operation fails with {@link SessionStoreError} instead of waiting on an absent backend.
+ * Every operation fails with {@link SessionStoreError} instead of waiting on an absent backend;
+ * `load` also fails with it when what the backend holds for the session cannot be read (a corrupt
+ * record: that session only).
  *
  * @since 0.2.0
  * @category models

@@ -4,7 +4,7 @@
  * `declaration: true` infers a type that mentions `DefinitionError`; a class declared in an
  * internal module cannot be named from outside the package: TS2742). Each class is also
  * re-exported, with its full documentation, by the module that uses it (`McpServer`,
- * `McpClient`, `McpProxy`, `OAuth`); import it from there.
+ * `McpClient`, `McpProxy`, `OAuth`, `Redis`); import it from there.
  *
  * None of these is sent on the wire: protocol errors are `JsonRpc.McpError`, tool failures
  * `Tool.ToolError`.
@@ -12,6 +12,7 @@
  * @since 0.2.0
  */
 import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
 
 /**
  * A definition was refused when the server was built or changed (a non-object `inputSchema`
@@ -130,3 +131,15 @@ export class OAuthError extends Data.TaggedError("OAuthError")<{
   /** The OAuth `error` code of an error response (RFC 6749 §5.2), when there was one. */
   readonly error?: string
 }> {}
+
+/**
+ * Redis failed a command (not reachable, timed out, or an error reply). In-process only.
+ * Documented on `Redis.RedisError`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class RedisError extends Schema.TaggedError<RedisError>("presa-mcp/RedisError")("RedisError", {
+  operation: Schema.String,
+  message: Schema.String
+}) {}

@@ -27,43 +27,54 @@
  * `healthy`. When Redis returns, the subscriptions are renewed and every local subscriber gets a
  * list change of each kind (events of other instances may have been lost meanwhile).
  *
+ * What an instance reads from Redis is untrusted input: every message and stored record is
+ * stamped with the `deployment` (see {@link ConnectionOptions}), bounded by `maxMessageBytes` and
+ * decoded with Schema; what is not this deployment's is ignored and counted in {@link ignored},
+ * and a corrupt record fails only the task or session it belongs to. Isolate deployments with
+ * distinct prefixes, and name each deployment (`docs/scale-out.md`).
+ *
  * Requires the `ioredis` package (an optional peer dependency).
  *
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
-import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
+import type * as Metric from "effect/Metric"
+import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import * as SubscriptionRef from "effect/SubscriptionRef"
-import { type ChainableCommander, Redis as IORedis } from "ioredis"
+import type * as Stream from "effect/Stream"
+import type { Redis as IORedis } from "ioredis"
 import * as Cluster from "./Cluster.js"
-import * as JsonRpc from "./JsonRpc.js"
-import * as McpSchema from "./McpSchema.js"
+import * as Errors from "./Errors.js"
+import * as internalChangeBus from "./internal/redis/changeBus.js"
+import * as internalConnection from "./internal/redis/connection.js"
+import * as Envelope from "./internal/redis/envelope.js"
+import * as internalSessionStore from "./internal/redis/sessionStore.js"
+import * as internalTaskStore from "./internal/redis/taskStore.js"
 import * as Task from "./Task.js"
-
-// ---------------------------------------------------------------------------------------------
-// connection
-// ---------------------------------------------------------------------------------------------
 
 /**
  * Options of {@link layerConnection}.
  *
  * - `url`: `redis://[user:password@]host:port[/db]` (or `rediss://`).
  * - `prefix`: the prefix of every key and channel; default `"presa-mcp"`. Instances of one server
- *   share it; different servers on one Redis use different prefixes.
+ *   share it; different servers (or environments) on one Redis use different prefixes.
+ * - `deployment`: the name of the deployment, stamped into every message and stored record;
+ *   default the `prefix`. Instances of one server share it. A message or record stamped with
+ *   another name (another deployment sharing the prefix by mistake) is ignored and counted in
+ *   {@link ignored}: give each deployment its own name as a second guard besides the prefix.
  * - `instanceId`: this instance's name in task ownership and heartbeats; default a random UUID.
  * - `commandTimeout`: how long one command may take before it fails; default 2 seconds.
  * - `heartbeat`: how often the instance refreshes its liveness key; default 1 second. The key
  *   lives five heartbeats: an instance silent that long is taken as stopped (its unfinished tasks
  *   read `failed`).
+ * - `maxMessageBytes`: bytes (UTF-8), default 8 MiB (8,388,608; at least 1,024): the largest
+ *   pub/sub message and stored record this instance reads. A larger message is ignored and
+ *   counted; a larger stored record reads as corrupt (see {@link layerTaskStore},
+ *   {@link layerSessionStore}); this instance never writes one (a task record that would be
+ *   larger, e.g. with a huge result, is stored `failed` with a message saying so).
  *
  * @since 0.2.0
  * @category models
@@ -71,21 +82,28 @@ import * as Task from "./Task.js"
 export interface ConnectionOptions {
   readonly url: string
   readonly prefix?: string | undefined
+  readonly deployment?: string | undefined
   readonly instanceId?: string | undefined
   readonly commandTimeout?: Duration.DurationInput | undefined
   readonly heartbeat?: Duration.DurationInput | undefined
+  readonly maxMessageBytes?: number | undefined
 }
 
 /**
- * Redis failed a command (not reachable, timed out, or an error reply). In-process only.
+ * Redis failed a command (not reachable, timed out, or an error reply), or a message to publish
+ * was over `maxMessageBytes`. `operation` names the command (`"publish"`, `"session load"`, …).
+ * In-process only.
  *
  * @since 0.2.0
  * @category errors
  */
-export class RedisError extends Schema.TaggedError<RedisError>("presa-mcp/RedisError")("RedisError", {
-  operation: Schema.String,
-  message: Schema.String
-}) {}
+export const RedisError: typeof Errors.RedisError = Errors.RedisError
+
+/**
+ * @since 0.2.0
+ * @category errors
+ */
+export type RedisError = Errors.RedisError
 
 /**
  * The shared connection of the Redis layers.
@@ -94,16 +112,21 @@ export class RedisError extends Schema.TaggedError<RedisError>("presa-mcp/RedisE
  *   {@link RedisError} at once when Redis is not connected, after `commandTimeout` otherwise.
  * - `channel(name)`: the messages of one pub/sub channel (the prefix is added), as a queue closed
  *   with the Scope; subscribed again after each reconnection (messages sent meanwhile are lost).
+ *   Messages over `maxMessageBytes` are left out (and counted in {@link ignored}).
  * - `healthy`: whether both connections (commands and pub/sub) are ready now; `changes` streams it.
  * - `key(name)`: `name` under the prefix.
+ * - `instanceId`, `deployment`, `heartbeatMs` (milliseconds), `maxMessageBytes` (bytes): the
+ *   options as resolved.
  *
  * @since 0.2.0
  * @category models
  */
 export interface RedisConnectionShape {
   readonly instanceId: string
+  readonly deployment: string
   readonly key: (name: string) => string
   readonly heartbeatMs: number
+  readonly maxMessageBytes: number
   readonly run: <A>(operation: string, f: (client: IORedis) => Promise<A>) => Effect.Effect<A, RedisError>
   readonly channel: (name: string) => Effect.Effect<Queue.Dequeue<string>, never, Scope.Scope>
   readonly healthy: Effect.Effect<boolean>
@@ -120,255 +143,52 @@ export class RedisConnection
   extends Context.Tag("presa-mcp/RedisConnection")<RedisConnection, RedisConnectionShape>()
 {}
 
-const errorMessage = (u: unknown): string => u instanceof Error ? u.message : String(u)
-
 /**
  * Two connections to Redis (commands, pub/sub), closed with the layer. Building waits for the
  * first connection at most `commandTimeout`; it also builds while Redis is down (the instance
- * starts degraded), and the client reconnects on its own, every 0.1 to 1 second. State changes are logged (`Effect.logWarning` when lost, `Effect.logInfo` when back).
+ * starts degraded), and the client reconnects on its own, every 0.1 to 1 second. State changes
+ * are logged (`Effect.logWarning` when lost, `Effect.logInfo` when back).
  *
  * @since 0.2.0
  * @category layers
  */
 export const layerConnection = (options: ConnectionOptions): Layer.Layer<RedisConnection> =>
-  Layer.scoped(RedisConnection, makeConnection(options))
+  Layer.scoped(RedisConnection, internalConnection.make(options))
 
-const makeConnection = (options: ConnectionOptions): Effect.Effect<RedisConnectionShape, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const prefix = options.prefix ?? "presa-mcp"
-    const instanceId = options.instanceId ?? crypto.randomUUID()
-    const commandTimeoutMs = Math.max(1, Duration.toMillis(Duration.decode(options.commandTimeout ?? "2 seconds")))
-    const heartbeatMs = Math.max(10, Duration.toMillis(Duration.decode(options.heartbeat ?? "1 second")))
-    const common = {
-      lazyConnect: false,
-      maxRetriesPerRequest: 0,
-      retryStrategy: (times: number) => Math.min(100 * times, 1000),
-      connectTimeout: commandTimeoutMs
-    }
-    // Commands fail at once while disconnected (nothing queues behind an absent Redis).
-    const client = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        new IORedis(options.url, { ...common, enableOfflineQueue: false, commandTimeout: commandTimeoutMs })
-      ),
-      (c) => Effect.sync(() => c.disconnect())
-    )
-    // The subscriber subscribes to every wanted channel each time it is ready (first connection
-    // and reconnections); a SUBSCRIBE sent before the client's ready check would break that check.
-    const subscriber = yield* Effect.acquireRelease(
-      Effect.sync(() => new IORedis(options.url, { ...common, enableOfflineQueue: false, autoResubscribe: false })),
-      (c) => Effect.sync(() => c.disconnect())
-    )
-    const readyNow = () => client.status === "ready" && subscriber.status === "ready"
-    const health = yield* SubscriptionRef.make(false)
-    const transitions = yield* Queue.sliding<{ readonly ready: boolean; readonly reason?: string }>(16)
-    const onState = (reason?: string) => () => {
-      Queue.unsafeOffer(transitions, reason === undefined ? { ready: readyNow() } : { ready: readyNow(), reason })
-    }
-    for (const c of [client, subscriber]) {
-      c.on("ready", onState())
-      c.on("close", onState())
-      c.on("error", (e: unknown) => onState(errorMessage(e))())
-    }
-    onState()()
-    yield* Queue.take(transitions).pipe(
-      Effect.flatMap(({ ready, reason }) =>
-        Effect.gen(function*() {
-          const before = yield* SubscriptionRef.get(health)
-          if (before === ready) return
-          yield* SubscriptionRef.set(health, ready)
-          if (ready) yield* Effect.logInfo("Redis connection ready", { instanceId })
-          else {
-            yield* Effect.logWarning("Redis unavailable: shared state degraded, stateless requests continue", {
-              instanceId,
-              ...(reason === undefined ? {} : { reason })
-            })
-          }
-        })
-      ),
-      Effect.forever,
-      Effect.forkScoped
-    )
-    // Message routing: one `message` listener, one PubSub per channel.
-    const channels = new Map<string, PubSub.PubSub<string>>()
-    const incoming = yield* Queue.unbounded<{ readonly channel: string; readonly message: string }>()
-    subscriber.on("message", (channel: string, message: string) => {
-      Queue.unsafeOffer(incoming, { channel, message })
-    })
-    yield* Queue.take(incoming).pipe(
-      Effect.flatMap(({ channel, message }) => {
-        const hub = channels.get(channel)
-        return hub === undefined ? Effect.void : PubSub.publish(hub, message)
-      }),
-      Effect.forever,
-      Effect.forkScoped
-    )
-    yield* Effect.addFinalizer(() =>
-      Effect.forEach(channels.values(), (hub) => PubSub.shutdown(hub), { discard: true }).pipe(
-        Effect.zipRight(Effect.sync(() => channels.clear()))
-      )
-    )
-    const subscribeAll = (names: ReadonlyArray<string>) => {
-      if (subscriber.status !== "ready" || names.length === 0) return
-      subscriber.subscribe(...names).catch((e: unknown) =>
-        Queue.unsafeOffer(transitions, { ready: readyNow(), reason: errorMessage(e) })
-      )
-    }
-    subscriber.on("ready", () => subscribeAll([...channels.keys()]))
-    // The first connection, bounded: commands issued before it is ready would fail.
-    yield* Effect.async<void>((resume) => {
-      const ready = () => resume(Effect.void)
-      if (client.status === "ready") return resume(Effect.void)
-      client.once("ready", ready)
-      return Effect.sync(() => client.off("ready", ready))
-    }).pipe(Effect.timeoutOption(Duration.millis(commandTimeoutMs)))
-    const key = (name: string) => `${prefix}:${name}`
-    const hubOf = (name: string): Effect.Effect<PubSub.PubSub<string>> =>
-      Effect.suspend(() => {
-        const full = key(name)
-        const existing = channels.get(full)
-        if (existing !== undefined) return Effect.succeed(existing)
-        return PubSub.unbounded<string>().pipe(
-          Effect.tap((hub) =>
-            Effect.sync(() => {
-              channels.set(full, hub)
-              subscribeAll([full])
-            })
-          )
-        )
-      })
-    return {
-      instanceId,
-      key,
-      heartbeatMs,
-      run: <A>(operation: string, f: (c: IORedis) => Promise<A>) =>
-        Effect.tryPromise({
-          try: () => f(client),
-          catch: (e) => new RedisError({ operation, message: errorMessage(e) })
-        }),
-      channel: (name) => Effect.flatMap(hubOf(name), PubSub.subscribe),
-      healthy: SubscriptionRef.get(health),
-      changes: health.changes
-    }
-  })
-
-// ---------------------------------------------------------------------------------------------
-// change bus
-// ---------------------------------------------------------------------------------------------
-
-const ChangeEventSchema = Schema.Union(
-  Schema.Struct({ _tag: Schema.Literal("ListChanged"), kind: Schema.Literal("tools", "prompts", "resources") }),
-  Schema.Struct({ _tag: Schema.Literal("ResourceUpdated"), uri: Schema.String })
-)
-
-/** What goes on the channel: the publishing instance and the event. */
-const BusMessage = Schema.parseJson(Schema.Struct({ origin: Schema.String, event: ChangeEventSchema }))
-const decodeBusMessage = Schema.decodeUnknownOption(BusMessage)
-const encodeBusMessage = Schema.encodeSync(BusMessage)
+/**
+ * `presa_mcp.redis.ignored`: a counter (Effect `Metric`, read by the app's metric exporter or
+ * with `Metric.value`) of what an instance read from Redis and ignored because it is not its
+ * deployment's. Labels:
+ *
+ * - `source`: the channel (`changes`, `tasks`, `sessions`) or the stored record
+ *   (`session-record`, `task-record`);
+ * - `reason`: `oversized` (over `maxMessageBytes`), `malformed` (not JSON, not this version's
+ *   format, or a `sessions` message carrying something other than a response or a notification),
+ *   `foreign` (stamped with another `deployment`).
+ *
+ * Nothing ignored changes what the instance serves: its definitions are its own, a message only
+ * ever announces a change or wakes a request. The first ignored value of each source and reason
+ * is logged as a warning (per reader), the next ones at debug level.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const ignored: Metric.Metric.Counter<number> = Envelope.ignored
 
 /**
  * A {@link Cluster.ChangeBus} over the Redis channel `<prefix>:changes`. An event is delivered to
  * this instance's subscribers at once and published for the others, which ignore their own
- * messages. A failed PUBLISH (Redis away) is logged; the event still reaches this instance. When
- * the connection comes back, local subscribers get a `ListChanged` of each kind.
+ * messages (and messages that are not their deployment's: see {@link ignored}). A failed PUBLISH
+ * (Redis away, or an event over `maxMessageBytes`) is logged; the event still reaches this
+ * instance. When the connection comes back, local subscribers get a `ListChanged` of each kind.
  *
  * @since 0.2.0
  * @category layers
  */
 export const layerChangeBus: Layer.Layer<Cluster.ChangeBus, never, RedisConnection> = Layer.scoped(
   Cluster.ChangeBus,
-  Effect.gen(function*() {
-    const redis = yield* RedisConnection
-    const local = yield* PubSub.unbounded<Cluster.ChangeEvent>()
-    const remote = yield* redis.channel("changes")
-    const channel = redis.key("changes")
-    yield* Queue.take(remote).pipe(
-      Effect.flatMap((raw) =>
-        Option.match(decodeBusMessage(raw), {
-          onNone: () => Effect.logWarning("Redis change bus: undecodable message dropped"),
-          onSome: ({ event, origin }) => origin === redis.instanceId ? Effect.void : PubSub.publish(local, event)
-        })
-      ),
-      Effect.forever,
-      Effect.forkScoped
-    )
-    // After an outage: others' events may have been lost, so every list is announced as changed.
-    yield* redis.changes.pipe(
-      Stream.changes,
-      // a recovery: ready again after having been ready once (not the first connection)
-      Stream.mapAccum({ wasReady: false, lost: false }, (s, ready) => {
-        const recovered = ready && s.lost
-        const next = ready ? { wasReady: true, lost: false } : { wasReady: s.wasReady, lost: s.wasReady }
-        return [next, recovered] as const
-      }),
-      Stream.filter((recovered) => recovered),
-      Stream.runForEach(() =>
-        PubSub.publishAll(local, [
-          { _tag: "ListChanged", kind: "tools" } as const,
-          { _tag: "ListChanged", kind: "prompts" } as const,
-          { _tag: "ListChanged", kind: "resources" } as const
-        ])
-      ),
-      Effect.forkScoped
-    )
-    const publish = (event: Cluster.ChangeEvent): Effect.Effect<void> =>
-      PubSub.publish(local, event).pipe(
-        Effect.zipRight(
-          redis.run("publish", (c) => c.publish(channel, encodeBusMessage({ origin: redis.instanceId, event }))).pipe(
-            Effect.catchTag("RedisError", (e) =>
-              Effect.logWarning("Redis change bus: event not shared with other instances", {
-                event: event._tag,
-                reason: e.message
-              }))
-          )
-        ),
-        Effect.asVoid
-      )
-    return { publish, subscribe: PubSub.subscribe(local) }
-  })
+  Effect.flatMap(RedisConnection, internalChangeBus.make)
 )
-
-// ---------------------------------------------------------------------------------------------
-// task store
-// ---------------------------------------------------------------------------------------------
-
-const Json = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
-const TaskRecordSchema = Schema.Struct({
-  taskId: Schema.String,
-  status: Schema.Literal("working", "input_required", "completed", "failed", "cancelled"),
-  statusMessage: Schema.optional(Schema.String),
-  createdAt: Schema.Number,
-  lastUpdatedAt: Schema.Number,
-  ttlMs: Schema.Number,
-  pollIntervalMs: Schema.Number,
-  expiresAt: Schema.Number,
-  inputRequests: Schema.optional(Schema.Record({
-    key: Schema.String,
-    value: Schema.Struct({
-      method: Schema.Literal("elicitation/create", "sampling/createMessage", "roots/list"),
-      params: Schema.optionalWith(Json, { exact: true })
-    })
-  })),
-  answers: Json,
-  result: Schema.optional(Json),
-  error: Schema.optional(
-    Schema.Struct({ code: Schema.Number, message: Schema.String, data: Schema.optional(Schema.Unknown) })
-  ),
-  subject: Schema.optional(Schema.String)
-})
-
-/** A stored task: the record and the instance that runs it. */
-const Stored = Schema.parseJson(Schema.Struct({ owner: Schema.String, record: TaskRecordSchema }))
-const decodeStored = Schema.decodeUnknownOption(Stored)
-const encodeStored = Schema.encodeSync(Stored)
-
-/** The record as JSON (members set to `undefined` are left out). */
-const toStored = (owner: string, record: Task.TaskRecord): string => encodeStored({ owner, record })
-
-const fromStored = (raw: string | null): Option.Option<{ readonly owner: string; readonly record: Task.TaskRecord }> =>
-  raw === null ? Option.none() : decodeStored(raw)
-
-const STOPPED = "The server instance running the task stopped"
 
 /**
  * A `Task.TaskStore` in Redis, with task signals (`Task.TaskSignals`) on the channel
@@ -382,276 +202,35 @@ const STOPPED = "The server instance running the task stopped"
  *   whose instance's key expired reads `failed` ("The server instance running the task stopped").
  * - Redis errors are defects of the task request: it is answered -32603 (and logged), nothing
  *   waits longer than `commandTimeout`.
+ * - A stored record that does not decode (corrupt, over `maxMessageBytes`) is a defect of the
+ *   request reading that task only (-32603; the log names the task); a record stamped with another
+ *   deployment reads as absent. Both are counted in {@link ignored}.
  *
  * @since 0.2.0
  * @category layers
  */
 export const layerTaskStore: Layer.Layer<Task.TaskStore, never, RedisConnection> = Layer.scoped(
   Task.TaskStore,
-  Effect.gen(function*() {
-    const redis = yield* RedisConnection
-    const self = redis.instanceId
-    const taskKey = (taskId: string) => redis.key(`task:${taskId}`)
-    const aliveKey = (instanceId: string) => redis.key(`alive:${instanceId}`)
-    const runningKey = redis.key(`running:${self}`)
-    const signalChannel = redis.key("tasks")
-    const aliveMs = redis.heartbeatMs * 5
-    // Heartbeat: this instance is alive while its key is.
-    yield* redis.run("heartbeat", (c) => c.set(aliveKey(self), "1", "PX", aliveMs)).pipe(
-      Effect.catchTag("RedisError", () => Effect.void),
-      Effect.repeat(Schedule.spaced(Duration.millis(redis.heartbeatMs))),
-      Effect.forkScoped
-    )
-    yield* Effect.addFinalizer(() =>
-      redis.run("stop", (c) => c.del(aliveKey(self))).pipe(Effect.catchTag("RedisError", () => Effect.void))
-    )
-    // Transactions share the command connection: one at a time per instance (WATCH is per connection).
-    const lock = yield* Effect.makeSemaphore(1)
-    const orDie = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A> =>
-      effect.pipe(
-        Effect.catchTag("RedisError", (e) => Effect.dieMessage(`Task store unavailable (${e.operation}): ${e.message}`))
-      )
-    const write = (owner: string, record: Task.TaskRecord, now: number) => (m: ChainableCommander) => {
-      m.set(taskKey(record.taskId), toStored(owner, record), "PX", Math.max(1, record.expiresAt - now))
-      // our task and our liveness in one transaction: right after Redis restarted empty, a task
-      // written before the next heartbeat would otherwise read as stopped on another instance
-      if (owner === self) m.set(aliveKey(self), "1", "PX", aliveMs)
-      if (owner === self && Task.isTerminal(record.status)) m.zrem(runningKey, record.taskId)
-      return m
-    }
-    const modifyOnce = (
-      taskId: string,
-      now: number,
-      f: (stored: { readonly owner: string; readonly record: Task.TaskRecord }) => Task.TaskRecord
-    ): Effect.Effect<Option.Option<Option.Option<Task.TaskRecord>>, RedisError> =>
-      redis.run("modify", async (c) => {
-        const key = taskKey(taskId)
-        await c.watch(key)
-        const current = Option.filter(fromStored(await c.get(key)), (s) => s.record.expiresAt > now)
-        if (Option.isNone(current)) {
-          await c.unwatch()
-          return Option.some(Option.none())
-        }
-        const next = f(current.value)
-        const done = await write(current.value.owner, next, now)(c.multi()).exec()
-        // null: the key changed since WATCH (another instance wrote it): try again
-        return done === null ? Option.none() : Option.some(Option.some(next))
-      })
-    const modifyStored = (
-      taskId: string,
-      now: number,
-      f: (stored: { readonly owner: string; readonly record: Task.TaskRecord }) => Task.TaskRecord
-    ): Effect.Effect<Option.Option<Task.TaskRecord>> =>
-      modifyOnce(taskId, now, f).pipe(
-        lock.withPermits(1),
-        Effect.repeat({ until: Option.isSome, times: 20 }),
-        orDie,
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.dieMessage(`Task store: too many conflicting writes to task ${taskId}`),
-          onSome: Effect.succeed
-        }))
-      )
-    const get = (taskId: string, now: number): Effect.Effect<Option.Option<Task.TaskRecord>> =>
-      Effect.gen(function*() {
-        const stored = Option.filter(
-          fromStored(yield* orDie(redis.run("get", (c) => c.get(taskKey(taskId))))),
-          (s) => s.record.expiresAt > now
-        )
-        if (Option.isNone(stored)) return Option.none()
-        const { owner, record } = stored.value
-        if (Task.isTerminal(record.status) || owner === self) return Option.some(record)
-        const alive = yield* orDie(redis.run("alive", (c) => c.exists(aliveKey(owner))))
-        if (alive > 0) return Option.some(record)
-        return yield* modifyStored(taskId, now, (s) =>
-          Task.isTerminal(s.record.status) ? s.record : {
-            ...s.record,
-            status: "failed",
-            statusMessage: STOPPED,
-            inputRequests: undefined,
-            error: { code: -32603, message: STOPPED },
-            lastUpdatedAt: now
-          })
-      })
-    const signals: Task.TaskSignals = {
-      send: (taskId) =>
-        redis.run("signal", (c) => c.publish(signalChannel, taskId)).pipe(
-          Effect.catchTag("RedisError", (e) =>
-            Effect.logWarning("Redis task signal not sent", { taskId, reason: e.message })),
-          Effect.asVoid
-        ),
-      subscribe: redis.channel("tasks")
-    }
-    const store: Task.TaskStoreShape = {
-      create: (record, limit, now) =>
-        orDie(
-          redis.run("create", async (c) => {
-            await c.zremrangebyscore(runningKey, "-inf", now)
-            if ((await c.zcard(runningKey)) >= limit) return false
-            await write(self, record, now)(c.multi()).zadd(runningKey, record.expiresAt, record.taskId).exec()
-            return true
-          }).pipe(lock.withPermits(1))
-        ),
-      get,
-      modify: (taskId, now, f) => modifyStored(taskId, now, (s) => f(s.record)),
-      signals
-    }
-    return store
-  })
+  Effect.flatMap(RedisConnection, internalTaskStore.make)
 )
-
-// ---------------------------------------------------------------------------------------------
-// legacy sessions
-// ---------------------------------------------------------------------------------------------
-
-const SnapshotSchema = Schema.Struct({
-  protocolVersion: Schema.Literal("2026-07-28", "2025-11-25", "2025-06-18"),
-  clientInfo: Schema.optionalWith(McpSchema.Implementation, { exact: true }),
-  clientCapabilities: McpSchema.ClientCapabilities,
-  initialized: Schema.Boolean,
-  logLevel: Schema.optionalWith(Schema.Literal(...McpSchema.LOGGING_LEVELS), { exact: true }),
-  subscriptions: Schema.Array(Schema.String)
-})
-const StoredSnapshot = Schema.parseJson(SnapshotSchema)
-const decodeSnapshot = Schema.decodeUnknownOption(StoredSnapshot)
-const encodeSnapshot = Schema.encodeSync(StoredSnapshot)
-
-/** The snapshot as stored: members that are `undefined` are left out. */
-const toStoredSnapshot = (s: Cluster.SessionSnapshot): typeof SnapshotSchema.Type => ({
-  protocolVersion: s.protocolVersion,
-  ...(s.clientInfo === undefined ? {} : { clientInfo: s.clientInfo }),
-  clientCapabilities: s.clientCapabilities,
-  initialized: s.initialized,
-  ...(s.logLevel === undefined ? {} : { logLevel: s.logLevel }),
-  subscriptions: s.subscriptions
-})
-
-const fromStoredSnapshot = (s: typeof SnapshotSchema.Type): Cluster.SessionSnapshot => ({
-  protocolVersion: s.protocolVersion,
-  clientInfo: s.clientInfo,
-  clientCapabilities: s.clientCapabilities,
-  initialized: s.initialized,
-  logLevel: s.logLevel,
-  subscriptions: s.subscriptions
-})
-
-/** What goes on the sessions channel: the sending instance, the session, the signal (a message as its JSON text). */
-const SessionMessage = Schema.parseJson(Schema.Struct({
-  origin: Schema.String,
-  id: Schema.String,
-  signal: Schema.Union(
-    Schema.Struct({ _tag: Schema.Literal("State"), state: SnapshotSchema }),
-    Schema.Struct({ _tag: Schema.Literal("Message"), message: Schema.String }),
-    Schema.Struct({ _tag: Schema.Literal("Closed") })
-  )
-}))
-const decodeSessionMessage = Schema.decodeUnknownOption(SessionMessage)
-const encodeSessionMessage = Schema.encodeSync(SessionMessage)
-
-const toSignal = (signal: typeof SessionMessage.Type["signal"]): Option.Option<Cluster.SessionSignal> => {
-  switch (signal._tag) {
-    case "State":
-      return Option.some({ _tag: "State", state: fromStoredSnapshot(signal.state) })
-    case "Closed":
-      return Option.some({ _tag: "Closed" })
-    case "Message": {
-      const parsed = JsonRpc.parse(signal.message)
-      return parsed._tag === "Response" || parsed._tag === "Notification"
-        ? Option.some({ _tag: "Message", message: parsed.message })
-        : Option.none()
-    }
-  }
-}
 
 /**
  * A {@link Cluster.SessionStore} in Redis: each legacy session is the key `<prefix>:session:<id>`
  * (its snapshot as JSON, expiring after the idle timeout without a request), and the signals
  * between the instances that hold it travel on the channel `<prefix>:sessions` (each instance
  * keeps those of the sessions it holds). Operations fail with `Cluster.SessionStoreError` while
- * Redis is away (after at most `commandTimeout`).
+ * Redis is away (after at most `commandTimeout`). A stored snapshot that does not decode
+ * (corrupt, over `maxMessageBytes`) fails the `load` of that session only, with a
+ * `SessionStoreError` naming it (`503` for that request), and is removed (the next request of the
+ * session gets `404`, and its client starts a new session); a snapshot stamped with another
+ * deployment reads as absent. Both are counted in {@link ignored}.
  *
  * @since 0.2.0
  * @category layers
  */
 export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisConnection> = Layer.scoped(
   Cluster.SessionStore,
-  Effect.gen(function*() {
-    const redis = yield* RedisConnection
-    const sessionKey = (id: string) => redis.key(`session:${id}`)
-    const channel = redis.key("sessions")
-    const holders = new Map<string, Set<Queue.Queue<Cluster.SessionSignal>>>()
-    const remote = yield* redis.channel("sessions")
-    yield* Queue.take(remote).pipe(
-      Effect.flatMap((raw) =>
-        Option.match(decodeSessionMessage(raw), {
-          onNone: () => Effect.logWarning("Redis session store: undecodable message dropped"),
-          onSome: ({ id, origin, signal }) => {
-            const queues = holders.get(id)
-            if (origin === redis.instanceId || queues === undefined) return Effect.void
-            return Option.match(toSignal(signal), {
-              onNone: () => Effect.logWarning("Redis session store: undecodable message dropped"),
-              onSome: (s) => Effect.forEach(queues, (q) => Queue.offer(q, s), { discard: true })
-            })
-          }
-        })
-      ),
-      Effect.forever,
-      Effect.forkScoped
-    )
-    const failed = (e: RedisError) => new Cluster.SessionStoreError({ operation: e.operation, message: e.message })
-    const ttlMs = (ttl: Duration.Duration) => Math.max(1, Math.ceil(Duration.toMillis(ttl)))
-    const store: Cluster.SessionStoreShape = {
-      save: (id, snapshot, ttl) =>
-        redis.run(
-          "session save",
-          (c) => c.set(sessionKey(id), encodeSnapshot(toStoredSnapshot(snapshot)), "PX", ttlMs(ttl))
-        )
-          .pipe(Effect.asVoid, Effect.mapError(failed)),
-      load: (id, ttl) =>
-        redis.run("session load", (c) => c.multi().get(sessionKey(id)).pexpire(sessionKey(id), ttlMs(ttl)).exec()).pipe(
-          Effect.mapError(failed),
-          Effect.map((replies) => {
-            const raw = replies?.[0]?.[1]
-            return typeof raw === "string" ? Option.map(decodeSnapshot(raw), fromStoredSnapshot) : Option.none()
-          })
-        ),
-      remove: (id) =>
-        redis.run("session remove", (c) => c.del(sessionKey(id))).pipe(Effect.asVoid, Effect.mapError(failed)),
-      signal: (id, signal) =>
-        redis.run("session signal", (c) =>
-          c.publish(
-            channel,
-            encodeSessionMessage({
-              origin: redis.instanceId,
-              id,
-              signal: signal._tag === "State"
-                ? { _tag: "State", state: toStoredSnapshot(signal.state) }
-                : signal._tag === "Message"
-                ? { _tag: "Message", message: JsonRpc.encode(signal.message) }
-                : { _tag: "Closed" }
-            })
-          )).pipe(Effect.asVoid, Effect.mapError(failed)),
-      signals: (id) =>
-        Effect.acquireRelease(
-          Effect.flatMap(Queue.unbounded<Cluster.SessionSignal>(), (queue) =>
-            Effect.sync(() => {
-              const queues = holders.get(id) ?? new Set()
-              queues.add(queue)
-              holders.set(id, queues)
-              return queue
-            })),
-          (queue) =>
-            Effect.zipRight(
-              Effect.sync(() => {
-                const queues = holders.get(id)
-                queues?.delete(queue)
-                if (queues !== undefined && queues.size === 0) holders.delete(id)
-              }),
-              Queue.shutdown(queue)
-            )
-        )
-    }
-    return store
-  })
+  Effect.flatMap(RedisConnection, internalSessionStore.make)
 )
 
 /**
@@ -676,8 +255,10 @@ export type Options = ConnectionOptions
 
 /**
  * Everything an instance shares through Redis: the change bus, the task store, the legacy
- * session store, the `redis` health check and the connection (for its `healthy` state). Provide it around the whole program that makes and serves the server
- * (the connections close with the layer); give every instance the same `inputState.keys` too.
+ * session store, the `redis` health check and the connection (for its `healthy` state). Provide
+ * it around the whole program that makes and serves the server (the connections close with the
+ * layer); give every instance of the deployment the same `prefix`, `deployment` and
+ * `inputState.keys`.
  *
  * @example
  * ```ts
@@ -695,7 +276,10 @@ export type Options = ConnectionOptions
  *   })
  *   yield* StreamableHttp.serve(server, { port: 3000 })
  *   return yield* Effect.never
- * }).pipe(Effect.scoped, Effect.provide(Redis.layer({ url: "redis://127.0.0.1:6379" })))
+ * }).pipe(
+ *   Effect.scoped,
+ *   Effect.provide(Redis.layer({ url: "redis://127.0.0.1:6379", prefix: "demo", deployment: "demo-prod" }))
+ * )
  * ```
  *
  * @since 0.2.0

@@ -71,7 +71,12 @@ export const makeRuntime = (
       // Changes made on other instances (a shared store): until the server shuts down.
       const queue = yield* signals.subscribe.pipe(Scope.extend(scope))
       yield* Queue.take(queue).pipe(
-        Effect.flatMap((taskId) => applySignal(runtime, taskId)),
+        Effect.flatMap((taskId) =>
+          // a store that fails on one task (unreachable, a corrupt record) must not end the loop
+          applySignal(runtime, taskId).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("Task signal not applied", { taskId }, cause))
+          )
+        ),
         Effect.forever,
         Effect.raceFirst(Deferred.await(shutdown)),
         Effect.ensuring(Scope.close(scope, Exit.void)),
