@@ -33,6 +33,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
@@ -56,7 +57,14 @@ import * as internalError from "./internal/oauth/error.js"
  * - `"Refused"`: the server answered `403` without `insufficient_scope`, or kept refusing after
  *   `maxAttempts` authorizations;
  * - `"Interaction"`: the application's {@link Interaction} failed or none is configured;
- * - `"Store"`: the {@link TokenStore} could not read or write.
+ * - `"Store"`: the {@link TokenStore} could not read or write;
+ * - `"UnsafeUrl"`: a URL a server named (a challenge's `resource_metadata`, an authorization
+ *   server, a metadata endpoint, a redirect) is not `https:` (plain `http:` only to loopback
+ *   unless `allowInsecureHttp`), has another scheme (`javascript:`, `data:`, `file:` …), or points
+ *   a client of a public server at a loopback or private address (IP literals and `localhost`);
+ *   nothing is sent to it, and an authorization URL is never shown;
+ * - `"Limit"`: an answer over 256 KiB, no complete answer within `requestTimeout`, or more than 5
+ *   redirects on one metadata request.
  *
  * Messages never contain tokens, codes or client secrets.
  *
@@ -343,7 +351,8 @@ export type Assertion = (target: AssertionTarget) => Effect.Effect<string, OAuth
  * Options of {@link idJagAssertion}: the identity provider's `tokenEndpoint`, this client's
  * `clientId` there (and `clientSecret`, sent with `client_secret_basic`, when it is confidential),
  * and `idToken`, the user's OpenID Connect ID token from the enterprise single sign-on (a string,
- * or an effect asked on every exchange). `fetch` and `allowInsecureHttp` as in {@link Options}.
+ * or an effect asked on every exchange). `fetch`, `allowInsecureHttp` and `requestTimeout` as in
+ * {@link Options}.
  *
  * @since 0.2.0
  * @category models
@@ -355,6 +364,7 @@ export interface IdJagOptions {
   readonly idToken: string | Effect.Effect<string, OAuthError>
   readonly fetch?: typeof globalThis.fetch | undefined
   readonly allowInsecureHttp?: boolean | undefined
+  readonly requestTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -420,7 +430,13 @@ export interface PrivateKey {
  * - `offlineAccess`: add `offline_access` when the server lists it (default `true`, SEP-2207);
  * - `maxAttempts`: re-sends of one request after challenges, default 3;
  * - `fetch` (default `globalThis.fetch`) and `allowInsecureHttp` (default `false`: plain `http:`
- *   only to `localhost`, `127.0.0.1` and `[::1]`).
+ *   only to `localhost`, `127.0.0.1` and `[::1]`);
+ * - `requestTimeout`: one request to a metadata, registration or token endpoint, redirects and
+ *   body included (`DurationInput`, default 30 seconds; then `OAuthError` `"Limit"`).
+ *
+ * Every answer is read up to 256 KiB (`"Limit"` above), a metadata request follows at most 5
+ * redirects, and every URL a server names passes the checks of `"UnsafeUrl"`; see the threat
+ * model in `docs/oauth.md`.
  *
  * @since 0.2.0
  * @category models
@@ -440,6 +456,7 @@ export interface Options {
   readonly maxAttempts?: number | undefined
   readonly fetch?: typeof globalThis.fetch | undefined
   readonly allowInsecureHttp?: boolean | undefined
+  readonly requestTimeout?: Duration.DurationInput | undefined
 }
 
 /**

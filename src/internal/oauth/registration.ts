@@ -11,16 +11,17 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as oauth from "oauth4webapi"
 import type { ClientInformation, Credentials } from "../../OAuth.js"
-import { call } from "./call.js"
-import * as Discovery from "./discovery.js"
+import { request } from "./call.js"
 import { OAuthError } from "./error.js"
+import * as Network from "./network.js"
 import type { ProviderState, Target } from "./state.js"
 
 /** The fields of a client registration response the client uses (RFC 7591 §3.2.1). */
 const Registered = Schema.Struct({
   client_id: Schema.String,
   client_secret: Schema.optionalWith(Schema.String, { exact: true }),
-  token_endpoint_auth_method: Schema.optionalWith(Schema.String, { exact: true })
+  token_endpoint_auth_method: Schema.optionalWith(Schema.String, { exact: true }),
+  redirect_uris: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 })
 
 /** An OAuth error response body (RFC 6749 §5.2). */
@@ -48,14 +49,15 @@ const register = (state: ProviderState, as: oauth.AuthorizationServer, redirectU
       token_endpoint_auth_method: method,
       application_type: options.applicationType ?? "native"
     }
-    const response = yield* call(
+    const response = yield* request(
+      state.http,
       "Registration",
       "dynamic client registration",
-      () =>
+      (signal) =>
         oauth.dynamicClientRegistrationRequest(
           as,
           metadata,
-          Discovery.requestOptions(state.http, as.registration_endpoint)
+          Network.requestOptions(state.http, as.registration_endpoint, signal)
         )
     )
     // Decoded here rather than by `oauth4webapi`, which also requires `client_secret_expires_at`
@@ -81,6 +83,16 @@ const register = (state: ProviderState, as: oauth.AuthorizationServer, redirectU
       Effect.flatMap(Schema.decodeUnknown(Registered)),
       Effect.mapError(() => registrationError("the registration response has no client_id"))
     )
+    // RFC 7591 §3.2.1 lets the server change metadata it echoes; a changed redirect URI would send
+    // the authorization code elsewhere, so the client does not use that registration.
+    const echoed = registered.redirect_uris
+    if (echoed !== undefined && (echoed.length !== 1 || echoed[0] !== redirectUri)) {
+      return yield* registrationError(
+        `the registration response changed the redirect URI (sent ${redirectUri}, got ${
+          echoed.map((u) => u.slice(0, 256)).join(", ")
+        })`
+      )
+    }
     const secret = registered.client_secret
     const registeredMethod = registered.token_endpoint_auth_method
     return {

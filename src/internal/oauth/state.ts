@@ -12,8 +12,8 @@ import * as Ref from "effect/Ref"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import type * as oauth from "oauth4webapi"
 import type { Options, TokenStore } from "../../OAuth.js"
-import * as Discovery from "./discovery.js"
 import type * as Dpop from "./dpop.js"
+import * as Network from "./network.js"
 
 /** Default `Options.maxAttempts`. */
 export const DEFAULT_MAX_ATTEMPTS = 3
@@ -30,7 +30,7 @@ export interface Target {
 export interface ProviderState {
   readonly options: Options
   readonly store: TokenStore["Type"]
-  readonly http: Discovery.Http
+  readonly http: Network.Http
   /** Challenges and refreshes run one at a time. */
   readonly lock: Effect.Semaphore
   /** The last target per endpoint (`URL.href`), for refreshes before a request. */
@@ -46,7 +46,7 @@ export const make = (options: Options, store: TokenStore["Type"]): Effect.Effect
     return {
       options,
       store,
-      http: Discovery.makeHttp(options.fetch, options.allowInsecureHttp === true),
+      http: Network.makeHttp(options),
       lock: yield* Effect.makeSemaphore(1),
       targets: yield* Ref.make(HashMap.empty<string, Target>()),
       grant: options.grant ?? "authorization_code",

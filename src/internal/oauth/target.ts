@@ -47,7 +47,7 @@ export const discover = (
         message: "the protected resource metadata lists no authorization server"
       })
     }
-    const found = yield* Discovery.discoverAuthorizationServer(http, issuer, Option.isSome(prm))
+    const found = yield* Discovery.discoverAuthorizationServer(http, server, issuer, Option.isSome(prm))
     const as: oauth.AuthorizationServer = Option.isSome(found)
       ? found.value
       : Option.isNone(prm)

@@ -10,10 +10,10 @@ import * as Option from "effect/Option"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as oauth from "oauth4webapi"
 import type { ClientInformation, PrivateKey, Tokens } from "../../OAuth.js"
-import { call } from "./call.js"
-import * as Discovery from "./discovery.js"
+import { request } from "./call.js"
 import * as Dpop from "./dpop.js"
 import type { OAuthError } from "./error.js"
+import * as Network from "./network.js"
 import type { ProviderState } from "./state.js"
 
 /** A token endpoint response as stored `Tokens`; keeps the old refresh token when none came back. */
@@ -94,22 +94,30 @@ export const currentDpop = (state: ProviderState): Effect.Effect<Dpop.Dpop | und
   Effect.map(SynchronizedRef.get(state.dpop), Option.getOrUndefined)
 
 /** Token endpoint options: the network ones and, when DPoP is used, the proof handle. */
-export const tokenOptions = (state: ProviderState, as: oauth.AuthorizationServer, dpop: Dpop.Dpop | undefined) => ({
-  ...Discovery.requestOptions(state.http, as.token_endpoint),
+export const tokenOptions = (
+  state: ProviderState,
+  as: oauth.AuthorizationServer,
+  dpop: Dpop.Dpop | undefined,
+  signal: AbortSignal
+) => ({
+  ...Network.requestOptions(state.http, as.token_endpoint, signal),
   ...(dpop === undefined ? {} : { DPoP: dpop.handle })
 })
 
 /**
- * One token request and its response; a `use_dpop_nonce` answer (RFC 9449 §8) is retried once,
- * `oauth4webapi`'s handle then carries the server's nonce.
+ * One token request and its response, bounded in time and bytes (`network`); a `use_dpop_nonce`
+ * answer (RFC 9449 §8) is retried once, `oauth4webapi`'s handle then carries the server's nonce.
  */
 export const tokenCall = <A>(
+  state: ProviderState,
   what: string,
   dpop: Dpop.Dpop | undefined,
-  f: () => Promise<A>
+  f: (signal: AbortSignal) => Promise<A>
 ): Effect.Effect<A, OAuthError> =>
-  call(
+  request(
+    state.http,
     "Token",
     what,
-    () => f().catch((e: unknown) => dpop !== undefined && oauth.isDPoPNonceError(e) ? f() : Promise.reject(e))
+    (signal) =>
+      f(signal).catch((e: unknown) => dpop !== undefined && oauth.isDPoPNonceError(e) ? f(signal) : Promise.reject(e))
   )

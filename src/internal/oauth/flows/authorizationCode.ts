@@ -59,7 +59,7 @@ export const authorizationCode = (
       catch: fail("Authorization", "the authorization response was refused")
     })
     const dpop = yield* dpopFor(state, as)
-    const tokens = yield* tokenCall("token request", dpop, async () =>
+    const tokens = yield* tokenCall(state, "token request", dpop, async (signal) =>
       oauth.processAuthorizationCodeResponse(
         as,
         asClient(client),
@@ -70,7 +70,7 @@ export const authorizationCode = (
           params,
           interaction.redirectUri,
           verifier,
-          { ...tokenOptions(state, as, dpop), additionalParameters: { resource: target.resource } }
+          { ...tokenOptions(state, as, dpop, signal), additionalParameters: { resource: target.resource } }
         )
       ))
     return { client, tokens }

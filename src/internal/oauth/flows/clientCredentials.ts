@@ -28,7 +28,7 @@ export const clientCredentials = (
     const parameters: Record<string, string> = { resource: target.resource }
     if (scopes.length > 0) parameters.scope = scopes.join(" ")
     const dpop = yield* dpopFor(state, as)
-    const tokens = yield* tokenCall("client credentials token request", dpop, async () =>
+    const tokens = yield* tokenCall(state, "client credentials token request", dpop, async (signal) =>
       oauth.processClientCredentialsResponse(
         as,
         asClient(client),
@@ -37,7 +37,7 @@ export const clientCredentials = (
           asClient(client),
           clientAuth(as, client, state.options.privateKey),
           parameters,
-          tokenOptions(state, as, dpop)
+          tokenOptions(state, as, dpop, signal)
         )
       ))
     return { client, tokens }

@@ -40,7 +40,7 @@ export const jwtBearer = (
     const parameters: Record<string, string> = { assertion, resource: target.resource }
     if (scopes.length > 0) parameters.scope = scopes.join(" ")
     const dpop = yield* dpopFor(state, as)
-    const tokens = yield* tokenCall("jwt-bearer token request", dpop, async () =>
+    const tokens = yield* tokenCall(state, "jwt-bearer token request", dpop, async (signal) =>
       oauth.processGenericTokenEndpointResponse(
         as,
         asClient(client),
@@ -50,7 +50,7 @@ export const jwtBearer = (
           clientAuth(as, client, state.options.privateKey),
           JWT_BEARER,
           parameters,
-          tokenOptions(state, as, dpop)
+          tokenOptions(state, as, dpop, signal)
         )
       ))
     return { client, tokens }

@@ -30,7 +30,7 @@ export const refresh = (
     // A DPoP-bound refresh token of a public client is bound to the key (RFC 9449 §5): a
     // provider that lost its key (a new process) cannot use it.
     if (stored.tokens?.tokenType === "dpop" && dpop === undefined) return Option.none<Tokens>()
-    const result = yield* tokenCall("refresh", dpop, async () =>
+    const result = yield* tokenCall(state, "refresh", dpop, async (signal) =>
       oauth.processRefreshTokenResponse(
         as,
         asClient(client),
@@ -39,7 +39,7 @@ export const refresh = (
           asClient(client),
           clientAuth(as, client, state.options.privateKey),
           refreshToken,
-          { ...tokenOptions(state, as, dpop), additionalParameters: { resource: target.resource } }
+          { ...tokenOptions(state, as, dpop, signal), additionalParameters: { resource: target.resource } }
         )
       ))
     const tokens = toTokens(yield* Clock.currentTimeMillis, result, stored.tokens)
