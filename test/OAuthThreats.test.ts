@@ -194,6 +194,11 @@ describe("OAuth client against a hostile server", () => {
         ["private 192.168/16", "https://192.168.1.1/as"],
         ["link-local (cloud metadata)", "https://169.254.169.254/as"],
         ["IPv6 unique local", "https://[fd00::1]/as"],
+        ["IPv6 link-local", "https://[fe80::1]/as"],
+        ["the unspecified address 0.0.0.0 (reaches this machine)", "https://0.0.0.0/as"],
+        ["the unspecified address [::]", "https://[::]/as"],
+        ["CGNAT shared 100.64/10", "https://100.64.0.1/as"],
+        ["private 172.16/12", "https://172.20.0.1/as"],
         ["not http(s)", "file:///etc/passwd"]
       ] as const
     ) {
@@ -205,6 +210,15 @@ describe("OAuth client against a hostile server", () => {
           assert.deepStrictEqual(shown, [])
         }).pipe(Effect.scoped))
     }
+
+    it.live("public addresses next to the private ranges are contacted (172.32.0.1, 100.128.0.1, 11.0.0.1)", () =>
+      Effect.gen(function*() {
+        for (const as of ["https://172.32.0.1", "https://100.128.0.1", "https://11.0.0.1"]) {
+          const { asked, error } = yield* namedAs(as)
+          assert.strictEqual(error.reason, "Discovery", error.message)
+          assert.strictEqual(asked[1], `${as}/.well-known/oauth-authorization-server`)
+        }
+      }).pipe(Effect.scoped))
 
     it.live("a private MCP server may use an authorization server on the same private network", () =>
       Effect.gen(function*() {

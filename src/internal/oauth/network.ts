@@ -105,26 +105,30 @@ export const requestOptions = (http: Http, url: URL | string | undefined, signal
   }
 }
 
-/** How close a host is to this machine: 0 loopback, 1 private or link-local, 2 anything else. */
+/**
+ * How close a host is to this machine: 0 loopback (and the unspecified address), 1 private or
+ * link-local, 2 anything else (every name but `localhost`: names are not resolved).
+ */
 export const nearness = (url: URL): 0 | 1 | 2 => {
   const host = url.hostname.toLowerCase()
   if (host === "localhost" || host.endsWith(".localhost")) return 0
   const v4 = ipv4(host.startsWith("[") ? mappedV4(host.slice(1, -1)) ?? "" : host)
   if (v4 !== undefined) {
     const [a, b] = v4
-    if (a === 127) return 0
-    // 0/8, 10/8, 100.64/10 (shared), 169.254/16 (link-local, cloud metadata), 172.16/12, 192.168/16
+    // 0.0.0.0 reaches this machine on Linux and macOS
+    if (a === 127 || a === 0) return 0
+    // 10/8, 100.64/10 (shared), 169.254/16 (link-local, cloud metadata), 172.16/12, 192.168/16
     if (
-      a === 0 || a === 10 || (a === 100 && b >= 64 && b < 128) || (a === 169 && b === 254) ||
+      a === 10 || (a === 100 && b >= 64 && b < 128) || (a === 169 && b === 254) ||
       (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168)
     ) return 1
     return 2
   }
   if (!host.startsWith("[")) return 2
   const v6 = host.slice(1, -1)
-  if (v6 === "::1") return 0
-  // :: (unspecified), fc00::/7 (unique local), fe80::/10 (link-local)
-  if (v6 === "::" || /^f[cd][0-9a-f]{0,2}:/.test(v6) || /^fe[89ab][0-9a-f]?:/.test(v6)) return 1
+  if (v6 === "::1" || v6 === "::") return 0
+  // fc00::/7 (unique local), fe80::/10 (link-local); WHATWG URL writes groups without leading zeros
+  if (/^f[cd][0-9a-f]{2}:/.test(v6) || /^fe[89ab][0-9a-f]:/.test(v6)) return 1
   return 2
 }
 

@@ -88,9 +88,7 @@ const register = (state: ProviderState, as: oauth.AuthorizationServer, redirectU
     const echoed = registered.redirect_uris
     if (echoed !== undefined && (echoed.length !== 1 || echoed[0] !== redirectUri)) {
       return yield* registrationError(
-        `the registration response changed the redirect URI (sent ${redirectUri}, got ${
-          echoed.map((u) => u.slice(0, 256)).join(", ")
-        })`
+        `the registration response changed the redirect URI (sent ${redirectUri}; the response lists another)`
       )
     }
     const secret = registered.client_secret
