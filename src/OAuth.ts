@@ -47,7 +47,8 @@ import * as internalError from "./internal/oauth/error.js"
  * - `"Discovery"`: no usable Protected Resource Metadata or authorization server metadata (or a
  *   network failure fetching them);
  * - `"ResourceMismatch"`: the metadata's `resource` does not cover the MCP endpoint (RFC 9728 §3.3);
- * - `"IssuerMismatch"`: the authorization server metadata names another issuer (RFC 8414 §3.3);
+ * - `"IssuerMismatch"`: the authorization server metadata names another issuer (RFC 8414 §3.3),
+ *   or the server names none but other authorization servers than `Options.issuer`;
  * - `"PkceUnsupported"`: the server does not list `S256` in `code_challenge_methods_supported`
  *   (MCP Authorization › Authorization Code Protection: the client refuses to proceed);
  * - `"Registration"`: no way to identify the client, or dynamic client registration failed;
@@ -423,6 +424,11 @@ export interface PrivateKey {
  * - `clientMetadataUrl`: an HTTPS URL serving this client's Client ID Metadata Document, used as
  *   `client_id` where the server sets `client_id_metadata_document_supported`;
  * - `client`: a pre-registered client (used before dynamic registration);
+ * - `issuer`: the issuer identifier of the authorization server `client`, `privateKey` and
+ *   `assertion` belong to. Set, the provider uses that one when the Protected Resource Metadata
+ *   lists it among others, and fails with `"IssuerMismatch"` before contacting any other (a
+ *   hostile MCP server cannot collect the client's secret or an assertion by naming an
+ *   authorization server of its own). Default: unset, the first one the server lists;
  * - `privateKey`: the key of `private_key_jwt` client authentication (RFC 7523);
  * - `clientName` (default `"presa-mcp"`) and `applicationType` (default `"native"`, SEP-837) for
  *   dynamic registration, which asks for `authorization_code` and `refresh_token`;
@@ -448,6 +454,7 @@ export interface Options {
   readonly dpop?: boolean | undefined
   readonly clientMetadataUrl?: string | undefined
   readonly client?: ClientInformation | undefined
+  readonly issuer?: string | undefined
   readonly privateKey?: PrivateKey | undefined
   readonly clientName?: string | undefined
   readonly applicationType?: "native" | "web" | undefined

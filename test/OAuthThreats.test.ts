@@ -259,6 +259,46 @@ describe("OAuth client against a hostile server", () => {
       }).pipe(Effect.scoped))
   })
 
+  describe("a pre-registered client's secret goes only to its own authorization server (Options.issuer)", () => {
+    const machine = { grant: "client_credentials", client: { clientId: "machine", clientSecret: "s3cret" } } as const
+    const listing =
+      (servers: ReadonlyArray<string>) => (url: URL, _req: Http.IncomingMessage, res: Http.ServerResponse) => {
+        if (url.href === PRM_URL) {
+          json(res, { resource: MCP, authorization_servers: servers })
+          return true
+        }
+        if (url.href === `${AS}/token`) {
+          json(res, { error: "invalid_client" }, 401)
+          return true
+        }
+        return false
+      }
+
+    it.live("a server naming another authorization server: IssuerMismatch, that server is never contacted", () =>
+      Effect.gen(function*() {
+        const { asked, error } = yield* refusal(listing(["https://collector.example.net"]), { ...machine, issuer: AS })
+        assert.strictEqual(error.reason, "IssuerMismatch")
+        assert.deepStrictEqual(asked, [PRM_URL])
+      }).pipe(Effect.scoped))
+
+    it.live("without issuer the first listed one is used (the default, documented)", () =>
+      Effect.gen(function*() {
+        const { asked } = yield* refusal(listing(["https://collector.example.net"]), machine)
+        assert.strictEqual(asked[1], "https://collector.example.net/.well-known/oauth-authorization-server")
+      }).pipe(Effect.scoped))
+
+    it.live("the configured one is chosen when the server lists it after another", () =>
+      Effect.gen(function*() {
+        const { asked, error } = yield* refusal(listing(["https://collector.example.net", AS]), {
+          ...machine,
+          issuer: AS
+        })
+        assert.strictEqual(error.reason, "Token")
+        assert.strictEqual(error.error, "invalid_client")
+        assert.deepStrictEqual(asked, [PRM_URL, AS_METADATA_URL, `${AS}/token`])
+      }).pipe(Effect.scoped))
+  })
+
   it.live("an issuer that does not match its metadata URL (RFC 8414 §3.3): IssuerMismatch, no other request", () =>
     Effect.gen(function*() {
       const { asked, error, shown } = yield* refusal((url, _req, res) => {

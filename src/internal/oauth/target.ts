@@ -25,6 +25,27 @@ const canonical = (url: URL): string => {
 
 const union = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set([...a, ...b])]
 
+/** Issuer identifiers compared as URLs (as `oauth4webapi` compares them, RFC 8414 §3.3). */
+const sameIssuer = (a: string, b: string): boolean =>
+  a === b || (URL.canParse(a) && URL.canParse(b) && new URL(a).href === new URL(b).href)
+
+const notConfigured = (named: string, wanted: string) =>
+  new OAuthError({
+    reason: "IssuerMismatch",
+    message: `the server names the authorization server ${named.slice(0, 256)}, not the configured issuer ${wanted}`
+  })
+
+/**
+ * The authorization server to use among those `listed`: the first, or with `Options.issuer` that
+ * one (`"IssuerMismatch"` when it is not listed: nothing is sent to the others).
+ */
+const chooseIssuer = (state: ProviderState, listed: ReadonlyArray<string>) => {
+  const wanted = state.options.issuer
+  if (wanted === undefined || listed.length === 0) return Effect.succeed(listed[0])
+  const found = listed.find((i) => sameIssuer(i, wanted))
+  return found === undefined ? Effect.fail(notConfigured(listed[0] ?? "", wanted)) : Effect.succeed(found)
+}
+
 /**
  * PRM, then the authorization server (with the 2025-03-26 fallbacks when there is no PRM); the
  * target is remembered for `server`.
@@ -37,10 +58,9 @@ export const discover = (
   Effect.gen(function*() {
     const http = state.http
     const prm = yield* Discovery.discoverResource(http, server, challenge?.resourceMetadata)
-    const issuer = Option.match(prm, {
-      onNone: () => server.origin,
-      onSome: (p) => p.authorization_servers?.[0]
-    })
+    const issuer = Option.isNone(prm)
+      ? server.origin
+      : yield* chooseIssuer(state, prm.value.authorization_servers ?? [])
     if (issuer === undefined) {
       return yield* new OAuthError({
         reason: "Discovery",
@@ -64,6 +84,9 @@ export const discover = (
         reason: "Discovery",
         message: `no authorization server metadata found for ${issuer}`
       })
+    // Without PRM the issuer comes from the metadata at the server's origin.
+    const wanted = state.options.issuer
+    if (wanted !== undefined && !sameIssuer(as.issuer, wanted)) return yield* notConfigured(as.issuer, wanted)
     const target: Target = {
       server,
       resource: Option.match(prm, { onNone: () => canonical(server), onSome: (p) => p.resource }),
