@@ -118,6 +118,8 @@ export type OAuthReason =
   | "Refused"
   | "Interaction"
   | "Store"
+  | "UnsafeUrl"
+  | "Limit"
 
 /**
  * The OAuth client's typed failure. Documented on `OAuth.OAuthError`.

@@ -33,6 +33,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
@@ -46,7 +47,8 @@ import * as internalError from "./internal/oauth/error.js"
  * - `"Discovery"`: no usable Protected Resource Metadata or authorization server metadata (or a
  *   network failure fetching them);
  * - `"ResourceMismatch"`: the metadata's `resource` does not cover the MCP endpoint (RFC 9728 §3.3);
- * - `"IssuerMismatch"`: the authorization server metadata names another issuer (RFC 8414 §3.3);
+ * - `"IssuerMismatch"`: the authorization server metadata names another issuer (RFC 8414 §3.3),
+ *   or the server names none but other authorization servers than `Options.issuer`;
  * - `"PkceUnsupported"`: the server does not list `S256` in `code_challenge_methods_supported`
  *   (MCP Authorization › Authorization Code Protection: the client refuses to proceed);
  * - `"Registration"`: no way to identify the client, or dynamic client registration failed;
@@ -56,7 +58,14 @@ import * as internalError from "./internal/oauth/error.js"
  * - `"Refused"`: the server answered `403` without `insufficient_scope`, or kept refusing after
  *   `maxAttempts` authorizations;
  * - `"Interaction"`: the application's {@link Interaction} failed or none is configured;
- * - `"Store"`: the {@link TokenStore} could not read or write.
+ * - `"Store"`: the {@link TokenStore} could not read or write;
+ * - `"UnsafeUrl"`: a URL a server named (a challenge's `resource_metadata`, an authorization
+ *   server, a metadata endpoint, a redirect) is not `https:` (plain `http:` only to loopback
+ *   unless `allowInsecureHttp`), has another scheme (`javascript:`, `data:`, `file:` …), or points
+ *   a client of a public server at a loopback or private address (IP literals and `localhost`);
+ *   nothing is sent to it, and an authorization URL is never shown;
+ * - `"Limit"`: an answer over 256 KiB, no complete answer within `requestTimeout`, or more than 5
+ *   redirects on one metadata request.
  *
  * Messages never contain tokens, codes or client secrets.
  *
@@ -343,7 +352,8 @@ export type Assertion = (target: AssertionTarget) => Effect.Effect<string, OAuth
  * Options of {@link idJagAssertion}: the identity provider's `tokenEndpoint`, this client's
  * `clientId` there (and `clientSecret`, sent with `client_secret_basic`, when it is confidential),
  * and `idToken`, the user's OpenID Connect ID token from the enterprise single sign-on (a string,
- * or an effect asked on every exchange). `fetch` and `allowInsecureHttp` as in {@link Options}.
+ * or an effect asked on every exchange). `fetch`, `allowInsecureHttp` and `requestTimeout` as in
+ * {@link Options}.
  *
  * @since 0.2.0
  * @category models
@@ -355,6 +365,7 @@ export interface IdJagOptions {
   readonly idToken: string | Effect.Effect<string, OAuthError>
   readonly fetch?: typeof globalThis.fetch | undefined
   readonly allowInsecureHttp?: boolean | undefined
+  readonly requestTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -413,6 +424,11 @@ export interface PrivateKey {
  * - `clientMetadataUrl`: an HTTPS URL serving this client's Client ID Metadata Document, used as
  *   `client_id` where the server sets `client_id_metadata_document_supported`;
  * - `client`: a pre-registered client (used before dynamic registration);
+ * - `issuer`: the issuer identifier of the authorization server `client`, `privateKey` and
+ *   `assertion` belong to. Set, the provider uses that one when the Protected Resource Metadata
+ *   lists it among others, and fails with `"IssuerMismatch"` before contacting any other (a
+ *   hostile MCP server cannot collect the client's secret or an assertion by naming an
+ *   authorization server of its own). Default: unset, the first one the server lists;
  * - `privateKey`: the key of `private_key_jwt` client authentication (RFC 7523);
  * - `clientName` (default `"presa-mcp"`) and `applicationType` (default `"native"`, SEP-837) for
  *   dynamic registration, which asks for `authorization_code` and `refresh_token`;
@@ -420,7 +436,13 @@ export interface PrivateKey {
  * - `offlineAccess`: add `offline_access` when the server lists it (default `true`, SEP-2207);
  * - `maxAttempts`: re-sends of one request after challenges, default 3;
  * - `fetch` (default `globalThis.fetch`) and `allowInsecureHttp` (default `false`: plain `http:`
- *   only to `localhost`, `127.0.0.1` and `[::1]`).
+ *   only to `localhost`, `127.0.0.1` and `[::1]`);
+ * - `requestTimeout`: one request to a metadata, registration or token endpoint, redirects and
+ *   body included (`DurationInput`, default 30 seconds; then `OAuthError` `"Limit"`).
+ *
+ * Every answer is read up to 256 KiB (`"Limit"` above), a metadata request follows at most 5
+ * redirects, and every URL a server names passes the checks of `"UnsafeUrl"`; see the threat
+ * model in `docs/oauth.md`.
  *
  * @since 0.2.0
  * @category models
@@ -432,6 +454,7 @@ export interface Options {
   readonly dpop?: boolean | undefined
   readonly clientMetadataUrl?: string | undefined
   readonly client?: ClientInformation | undefined
+  readonly issuer?: string | undefined
   readonly privateKey?: PrivateKey | undefined
   readonly clientName?: string | undefined
   readonly applicationType?: "native" | "web" | undefined
@@ -440,6 +463,7 @@ export interface Options {
   readonly maxAttempts?: number | undefined
   readonly fetch?: typeof globalThis.fetch | undefined
   readonly allowInsecureHttp?: boolean | undefined
+  readonly requestTimeout?: Duration.DurationInput | undefined
 }
 
 /**

@@ -47,14 +47,25 @@ export interface Options {
   readonly timeout?: Duration.DurationInput | undefined
 }
 
+/**
+ * What may reach `open` (a browser): `https:`, or `http:` to a loopback host. A `javascript:`,
+ * `data:` or `file:` URL (or plain `http:` elsewhere) from a hostile authorization server's
+ * metadata never does.
+ */
+const openable = (url: URL): boolean =>
+  url.protocol === "https:" ||
+  (url.protocol === "http:" &&
+    (url.hostname === "localhost" || url.hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(url.hostname)))
+
 const PAGE = "<!doctype html><meta charset=utf-8><title>Authorized</title>" +
   "<p>Authorization finished. You can close this window.</p>"
 
 /**
  * Starts the loopback listener (closed with the `Scope`) and returns the interaction. Each
- * `authorize` waits for one redirect to `path`; other paths answer 404. Fails with
- * `OAuthError` `"Interaction"` when the listener cannot start or the user does not finish
- * within `timeout`.
+ * `authorize` waits for one redirect to `path`; other paths answer 404. Only an `https:` URL, or
+ * `http:` to a loopback host, reaches `open`; any other authorization URL fails with `OAuthError`
+ * `"UnsafeUrl"` and `open` is not called. Fails with `OAuthError` `"Interaction"` when the
+ * listener cannot start or the user does not finish within `timeout`.
  *
  * @since 0.2.0
  * @category constructors
@@ -98,6 +109,14 @@ export const interaction = (options: Options): Effect.Effect<OAuth.Interaction, 
       redirectUri,
       authorize: (authorizationUrl) =>
         Effect.gen(function*() {
+          if (!openable(authorizationUrl)) {
+            return yield* new OAuth.OAuthError({
+              reason: "UnsafeUrl",
+              message: `the authorization URL has the scheme ${
+                authorizationUrl.protocol.slice(0, 16)
+              } or is plain http: outside loopback; it is not opened`
+            })
+          }
           const deferred = yield* Deferred.make<URL>()
           current.deferred = deferred
           yield* options.open(authorizationUrl)

@@ -43,6 +43,8 @@ export interface AsOptions {
   readonly dpop?: "plain" | "nonce"
   /** The first standalone GET with a token is refused with 401 invalid_token. */
   readonly refuseFirstGet?: boolean
+  /** A `tools/call` POST with a token is answered `303 See Other` to this URL (another server). */
+  readonly redirectCallsTo?: string
 }
 
 /** What the test's servers checked of one DPoP proof. */
@@ -64,6 +66,8 @@ export interface Recorded {
   readonly proofs: Array<ProofSeen>
   readonly exchanges: Array<URLSearchParams>
   readonly gets: Array<number>
+  /** The `Authorization` of every request to the MCP endpoint (`undefined`: none). */
+  readonly mcpAuthorizations: Array<string | undefined>
 }
 
 export const CLIENT_SECRET = "s3cret-value-never-logged"
@@ -107,7 +111,8 @@ export const setup = (o: AsOptions = {}) =>
       metadataPaths: [],
       proofs: [],
       exchanges: [],
-      gets: []
+      gets: [],
+      mcpAuthorizations: []
     }
     /** The workload's key (WIF) and the identity provider's key (ID tokens, ID-JAGs). */
     const workload = yield* Effect.promise(() => jose.generateKeyPair("ES256"))
@@ -272,6 +277,14 @@ export const setup = (o: AsOptions = {}) =>
       }
       const web = mounted.web
       if (url.pathname === "/mcp" && web !== undefined) {
+        rec.mcpAuthorizations.push(req.headers.authorization)
+        if (
+          o.redirectCallsTo !== undefined && req.method === "POST" && req.headers.authorization !== undefined &&
+          (JSON.parse(body.toString("utf8")) as { method?: unknown }).method === "tools/call"
+        ) {
+          res.writeHead(303, { location: o.redirectCallsTo })
+          return res.end()
+        }
         if (req.method === "GET" && req.headers.authorization !== undefined && o.refuseFirstGet === true) {
           if (rec.gets.length === 0) {
             rec.gets.push(401)

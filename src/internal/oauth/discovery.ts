@@ -4,7 +4,7 @@
  * Discovery Requirements, and the authorization server metadata (RFC 8414, OpenID Connect
  * Discovery) in the order of MCP 2025-11-25, Authorization › Authorization Server Metadata
  * Discovery, each checked against what asked for it (RFC 9728 §3.3 `resource`, RFC 8414 §3.3
- * `issuer`).
+ * `issuer`); every URL a server names passes the URL policy of `network` before it is fetched.
  *
  * @internal
  */
@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as oauth from "oauth4webapi"
 import { OAuthError } from "./error.js"
+import { checkUrl, get, type Http } from "./network.js"
 
 /** The fields of a Protected Resource Metadata document the client uses (RFC 9728 §2). */
 export const ResourceMetadata = Schema.Struct({
@@ -21,42 +22,6 @@ export const ResourceMetadata = Schema.Struct({
   scopes_supported: Schema.optional(Schema.Array(Schema.String))
 })
 export type ResourceMetadata = typeof ResourceMetadata.Type
-
-/** How the client reaches the network: the fetch to use and the `oauth4webapi` request options. */
-export interface Http {
-  readonly fetch: typeof globalThis.fetch
-  /** Whether `http:` is allowed for this URL (loopback, or the application allowed it). */
-  readonly insecureAllowed: (url: URL) => boolean
-}
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
-
-/** `http:` only to loopback hosts unless the application allows it (OAuth 2.1 §1.5). */
-export const makeHttp = (fetchImpl: typeof globalThis.fetch | undefined, allowInsecure: boolean): Http => ({
-  fetch: fetchImpl ?? ((input, init) => globalThis.fetch(input, init)),
-  insecureAllowed: (url) => url.protocol === "https:" || allowInsecure || LOOPBACK.has(url.hostname)
-})
-
-/** The `oauth4webapi` request options for `url`: our fetch, and `http:` where allowed. */
-export const requestOptions = (http: Http, url: URL | string | undefined) => {
-  const target = url === undefined ? undefined : new URL(url)
-  return {
-    [oauth.customFetch]: http.fetch,
-    ...(target !== undefined && target.protocol === "http:" && http.insecureAllowed(target)
-      ? { [oauth.allowInsecureRequests]: true }
-      : {})
-  }
-}
-
-const get = (http: Http, url: URL): Effect.Effect<Response, OAuthError> =>
-  Effect.tryPromise({
-    try: (signal) => http.fetch(url, { headers: { accept: "application/json" }, signal }),
-    catch: (e) =>
-      new OAuthError({
-        reason: "Discovery",
-        message: `GET ${url.href} failed: ${e instanceof Error ? e.message : "network error"}`
-      })
-  })
 
 /**
  * The well-known PRM locations for the MCP endpoint `server`, in order: path-based, then root
@@ -92,14 +57,16 @@ export const discoverResource = (
 ): Effect.Effect<Option.Option<ResourceMetadata>, OAuthError> =>
   Effect.gen(function*() {
     const candidates = [
-      ...(fromChallenge !== undefined && URL.canParse(fromChallenge) ? [new URL(fromChallenge)] : []),
+      ...(fromChallenge !== undefined && URL.canParse(fromChallenge)
+        ? [yield* checkUrl(http, server, fromChallenge, "the challenge's resource_metadata")]
+        : []),
       ...resourceMetadataUrls(server)
     ]
     const tried = new Set<string>()
     for (const url of candidates) {
       if (tried.has(url.href)) continue
       tried.add(url.href)
-      const response = yield* get(http, url)
+      const response = yield* get(http, server, url)
       if (response.status !== 200) {
         yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
         continue
@@ -146,12 +113,13 @@ export const authorizationServerUrls = (issuer: URL): ReadonlyArray<URL> => {
 /**
  * The authorization server's metadata: the first location that answers 200, its `issuer` checked
  * against `issuer` (RFC 8414 §3.3: a mismatch fails with `"IssuerMismatch"`, nothing else is
- * tried). `None` when no location answers. `checkIssuer: false` is for a server without
+ * tried) and its endpoints by the URL policy (`"UnsafeUrl"`). `None` when no location answers. `checkIssuer: false` is for a server without
  * Protected Resource Metadata (MCP 2025-03-26, Authorization §2.3.2), whose metadata is looked up
  * at the MCP server's own origin, not from an issuer identifier, so there is nothing to compare.
  */
 export const discoverAuthorizationServer = (
   http: Http,
+  server: URL,
   issuer: string,
   checkIssuer = true
 ): Effect.Effect<Option.Option<oauth.AuthorizationServer>, OAuthError> =>
@@ -159,9 +127,9 @@ export const discoverAuthorizationServer = (
     if (!URL.canParse(issuer)) {
       return yield* new OAuthError({ reason: "Discovery", message: `invalid authorization server ${issuer}` })
     }
-    const expected = new URL(issuer)
+    const expected = yield* checkUrl(http, server, issuer, "the authorization server")
     for (const url of authorizationServerUrls(expected)) {
-      const response = yield* get(http, url)
+      const response = yield* get(http, server, url)
       if (response.status !== 200) {
         yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
         continue
@@ -176,21 +144,39 @@ export const discoverAuthorizationServer = (
           () => undefined
         )
       )
-      return Option.some(
-        yield* Effect.tryPromise({
-          try: () => oauth.processDiscoveryResponse(published ?? expected, response),
-          catch: (e) =>
-            e instanceof oauth.OperationProcessingError && e.code === oauth.JSON_ATTRIBUTE_COMPARISON
-              ? new OAuthError({
-                reason: "IssuerMismatch",
-                message: `the metadata at ${url.href} names another issuer than ${issuer}`
-              })
-              : new OAuthError({
-                reason: "Discovery",
-                message: `${url.href}: ${e instanceof Error ? e.message : "invalid metadata"}`
-              })
-        })
-      )
+      const as = yield* Effect.tryPromise({
+        try: () => oauth.processDiscoveryResponse(published ?? expected, response),
+        catch: (e) =>
+          e instanceof oauth.OperationProcessingError && e.code === oauth.JSON_ATTRIBUTE_COMPARISON
+            ? new OAuthError({
+              reason: "IssuerMismatch",
+              message: `the metadata at ${url.href} names another issuer than ${issuer}`
+            })
+            : new OAuthError({
+              reason: "Discovery",
+              message: `${url.href}: ${e instanceof Error ? e.message : "invalid metadata"}`
+            })
+      })
+      return Option.some(yield* checkEndpoints(http, server, as))
     }
     return Option.none()
   })
+
+const ENDPOINTS = ["authorization_endpoint", "token_endpoint", "registration_endpoint"] as const
+
+/**
+ * The endpoints the client contacts or shows the user (`authorization_endpoint` goes to the
+ * browser), each through the URL policy: `as`, or `OAuthError` `"UnsafeUrl"`.
+ */
+export const checkEndpoints = (
+  http: Http,
+  server: URL,
+  as: oauth.AuthorizationServer
+): Effect.Effect<oauth.AuthorizationServer, OAuthError> =>
+  Effect.as(
+    Effect.forEach(ENDPOINTS, (name) => {
+      const value = as[name]
+      return value === undefined ? Effect.void : checkUrl(http, server, value, `the ${name} of ${as.issuer}`)
+    }, { discard: true }),
+    as
+  )

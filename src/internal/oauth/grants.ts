@@ -9,9 +9,9 @@
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import type { AssertionTarget, IdJagOptions } from "../../OAuth.js"
-import { call } from "./call.js"
-import * as Discovery from "./discovery.js"
+import { call, request } from "./call.js"
 import type { OAuthError } from "./error.js"
+import * as Network from "./network.js"
 
 /** RFC 8693 §2.1 token exchange grant type. */
 export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -24,7 +24,7 @@ const ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 
 export const idJag = (options: IdJagOptions, target: AssertionTarget): Effect.Effect<string, OAuthError> =>
   Effect.gen(function*() {
-    const http = Discovery.makeHttp(options.fetch, options.allowInsecureHttp === true)
+    const http = Network.makeHttp(options)
     const idToken = typeof options.idToken === "string" ? options.idToken : yield* options.idToken
     const idp: oauth.AuthorizationServer = {
       issuer: new URL(options.tokenEndpoint).origin,
@@ -32,10 +32,11 @@ export const idJag = (options: IdJagOptions, target: AssertionTarget): Effect.Ef
     }
     const client: oauth.Client = { client_id: options.clientId }
     const auth = options.clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(options.clientSecret)
-    const response = yield* call(
+    const response = yield* request(
+      http,
       "Token",
       "token exchange at the identity provider",
-      () =>
+      (signal) =>
         oauth.genericTokenEndpointRequest(
           idp,
           client,
@@ -48,7 +49,7 @@ export const idJag = (options: IdJagOptions, target: AssertionTarget): Effect.Ef
             subject_token: idToken,
             subject_token_type: ID_TOKEN
           },
-          Discovery.requestOptions(http, options.tokenEndpoint)
+          Network.requestOptions(http, options.tokenEndpoint, signal)
         )
     )
     // An exchanged token that is not an access token has `token_type` `N_A` (RFC 8693 §2.2.1).
