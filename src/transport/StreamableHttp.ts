@@ -476,7 +476,7 @@ export interface ClientOptions {
   readonly maxMessageBytes?: number | undefined
   /**
    * `DurationInput`, default 5 seconds: the deadline of the best-effort DELETE of the legacy
-   * session on close, of a legacy `notifications/cancelled` sent for an interrupted request, and
+   * session when the transport's Scope closes, of a legacy `notifications/cancelled` sent for an interrupted request, and
    * of reading away a response body that is not needed. Past it the step is given up, never
    * failed.
    */
@@ -527,7 +527,7 @@ export interface FetchClientOptions extends ClientOptions {
  * or another one ⇒ given this request's id; MCP 2025-11-25, Basic › Overview › Responses).
  * Fails with `TransportError`: `Http` (network failure, non-2xx without a JSON-RPC error body;
  * `status` set), `Protocol` (2xx without a response, SSE ended early, oversized message),
- * `Closed` (after `close`).
+ * `Closed` (once the transport's Scope closed).
  *
  * Server→client requests (legacy sessions: `sampling/createMessage`, `elicitation/create`,
  * `roots/list`, `ping`) on a request's SSE stream are answered by that request's `onRequest`,
@@ -546,7 +546,7 @@ export interface FetchClientOptions extends ClientOptions {
  *
  * `notify`: any 2xx is accepted without reading the body (MCP 2025-11-25, Transports ›
  * Streamable HTTP › Sending Messages to the Server, answers `202`); a refusal is logged, not
- * failed. `close` (also run when the `Scope` closes): DELETE of the legacy session, best effort.
+ * failed. Closing the transport's `Scope`: DELETE of the legacy session, best effort.
  *
  * @since 0.1.0
  * @category constructors

@@ -73,7 +73,6 @@ export const make = (
         message.method === McpSchema.Method.initialized
           ? Effect.zipRight(notify(client, message), standing(client))
           : notify(client, message),
-      close: closeClient,
       setRequestHandler: client.handlers.set,
       sessionNotifications: sessionNotifications(client),
       peer: peerOf(client.url)

@@ -34,7 +34,6 @@ export const spawn = (
     return {
       request: (message, requestOptions) => Requests.request(client, message, requestOptions),
       notify: (message) => Requests.notify(client, message),
-      close,
       get pid() {
         return client.pid
       },
