@@ -13,6 +13,15 @@ import { MAX_TIMER_MILLIS, rootFork, startTimer } from "../runtime.js"
 
 export { MAX_TIMER_MILLIS }
 
+/** `RequestOptions.timeout` in milliseconds; `undefined`: no bound (absent, infinite, or beyond a timer's range). */
+export const timeoutMillis = (timeout: Duration.DurationInput | undefined): number | undefined => {
+  if (timeout === undefined) return undefined
+  const duration = Duration.decode(timeout)
+  if (!Duration.isFinite(duration)) return undefined
+  const millis = Duration.toMillis(duration)
+  return millis > MAX_TIMER_MILLIS ? undefined : millis
+}
+
 /** The failure of a request past its `timeout`. */
 export const timeoutError = (method: string): TransportError =>
   new TransportError({ reason: "Timeout", message: `${method} timed out` })
