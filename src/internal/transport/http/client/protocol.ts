@@ -18,6 +18,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
+import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import * as McpSchema from "../../../../McpSchema.js"
 import { type RequestOptions, TransportError } from "../../../../Transport.js"
@@ -125,7 +126,9 @@ export const request = (
         client,
         Runtime.make({
           context: caller.currentContext,
-          runtimeFlags: status.runtimeFlags,
+          // interruptible even when the caller is not (a finalizer's request): `abandon` and the
+          // transport's end interrupt it
+          runtimeFlags: RuntimeFlags.enable(status.runtimeFlags, RuntimeFlags.Interruption),
           fiberRefs: caller.getFiberRefs()
         })
       )
