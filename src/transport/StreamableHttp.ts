@@ -523,8 +523,9 @@ export interface FetchClientOptions extends ClientOptions {
  *
  * Responses: `application/json` → the JSON-RPC response; `text/event-stream` → parsed with
  * `@effect/experimental/Sse`, notifications go to `onNotification`, the response with this id (or
- * an id-less error) ends it. An error body on any status is the answer (its `id` null, absent
- * or another one ⇒ given this request's id; MCP 2025-11-25, Basic › Overview › Responses).
+ * an id-less error) ends it; a response for another request in flight settles that one. A JSON
+ * error body on any status is the answer (its `id` null, absent or another one ⇒ given this
+ * request's id; MCP 2025-11-25, Basic › Overview › Responses).
  * Fails with `TransportError`: `Http` (network failure, non-2xx without a JSON-RPC error body;
  * `status` set), `Protocol` (2xx without a response, SSE ended early, oversized message),
  * `Closed` (once the transport's Scope closed).
@@ -537,8 +538,9 @@ export interface FetchClientOptions extends ClientOptions {
  * server's `notifications/cancelled` for its request interrupts the answer.
  *
  * `sessionNotifications` (legacy): opens the session's standalone stream (GET with
- * `Accept: text/event-stream` and the session headers) and yields its notifications; requests on
- * it are answered as above. One GET serves every subscriber (a second GET would end the first on
+ * `Accept: text/event-stream` and the session headers) and yields its notifications that no
+ * request in flight takes (a progress token, a listen's subscription id, a log message name one:
+ * they go to that request's `onNotification`, as over stdio); requests on it are answered as above. One GET serves every subscriber (a second GET would end the first on
  * our server: each message goes to one stream); it is closed when the last subscriber leaves.
  * Fails with `TransportError` `Protocol` before `initialize`, `Http` (with `status`, e.g. `405`)
  * when the server does not offer the stream. When the server ends the stream, subscribers' streams
