@@ -192,7 +192,7 @@ export const request = (
           : afterWait(connection, message, options, written, write)
       )
     }
-    if (!connection.pending.has(id)) return // settled (or failed) while it was written
+    if (connection.pending.get(id) !== entry) return // settled (or failed) while it was written
     const millis = timeoutMillis(options?.timeout)
     if (millis !== undefined) {
       cancelTimer = startTimer(millis, () => {
