@@ -523,7 +523,7 @@ export interface FetchClientOptions extends ClientOptions {
  *
  * Responses: `application/json` → the JSON-RPC response; `text/event-stream` → parsed with
  * `@effect/experimental/Sse`, notifications go to `onNotification`, the response with this id (or
- * an id-less error) ends it; a response for another request in flight settles that one. A JSON
+ * an id-less error) ends it (a response for another id is ignored). A JSON
  * error body on any status is the answer (its `id` null, absent or another one ⇒ given this
  * request's id; MCP 2025-11-25, Basic › Overview › Responses).
  * Fails with `TransportError`: `Http` (network failure, non-2xx without a JSON-RPC error body;

@@ -65,9 +65,18 @@ const readSse = (
         ) {
           return Effect.succeed(Option.some(attribute(c.message, id)))
         }
-        return c._tag === "Invalid"
-          ? Effect.as(Effect.logWarning("Streamable HTTP: ignoring an invalid SSE message"), Option.none())
-          : Effect.as(Core.receive(client.connection, c, id), Option.none())
+        switch (c._tag) {
+          case "Response":
+            // another request's reply belongs to that request's own stream
+            return Effect.as(
+              Effect.logDebug(`Streamable HTTP: ignoring a response for id ${c.message.id}`),
+              Option.none()
+            )
+          case "Invalid":
+            return Effect.as(Effect.logWarning("Streamable HTTP: ignoring an invalid SSE message"), Option.none())
+          default:
+            return Effect.as(Core.receive(client.connection, c, id), Option.none())
+        }
       }),
       Stream.filterMap((o) => o),
       Stream.runHead,

@@ -102,6 +102,13 @@ const runHub = (client: Client, h: Hub): Effect.Effect<void> =>
     sseMessages(
       Stream.mapError(h.response.stream, transportError(client, "reading the standalone SSE stream of")),
       client.maxBytes
+    ).pipe(
+      Stream.tap((c) =>
+        c._tag === "Response"
+          ? Effect.logDebug("Streamable HTTP: ignoring a response on the standalone stream")
+          : Effect.void
+      ),
+      Stream.filter((c) => c._tag !== "Response")
     )
   ).pipe(
     Effect.exit,
