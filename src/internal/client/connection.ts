@@ -34,7 +34,7 @@ import * as Stream from "effect/Stream"
 import * as Take from "effect/Take"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
-import { type ClientTransport, type RequestHandler, type RequestOptions, TransportError } from "../../Transport.js"
+import { type RequestHandler, type RequestOptions, TransportError } from "../../Transport.js"
 import { startTimer } from "../runtime.js"
 import { timeoutError, timeoutMillis } from "./deadline.js"
 import { makeRequestHandlers, type RequestHandlers } from "./requestHandlers.js"
@@ -430,22 +430,3 @@ export const end = (connection: Connection, error: TransportError): Effect.Effec
     if (connection.closed === undefined) connection.closed = error
     return lost(connection, connection.closed)
   })
-
-/**
- * The `ClientTransport` over a connection: `request` and `sessionNotifications` are the core's,
- * `notify` and `peer` the transport's own.
- */
-export const transport = (
-  connection: Connection,
-  own: {
-    readonly notify: ClientTransport["notify"]
-    readonly request?: ClientTransport["request"] | undefined
-    readonly peer?: ClientTransport["peer"]
-  }
-): ClientTransport => ({
-  request: own.request ?? ((message, options) => request(connection, message, options)),
-  notify: own.notify,
-  setRequestHandler: connection.handlers.set,
-  sessionNotifications: sessionNotifications(connection),
-  peer: own.peer
-})
