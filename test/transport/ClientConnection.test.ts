@@ -1,11 +1,18 @@
 /**
- * The client's connection core (`internal/client/connection.ts`), through the public stdio client
- * transport (`Stdio.spawn`) against `test/fixtures/client-core-peer.ts`, a scripted peer: responses
- * out of order, a response for an id nobody asked for, a server→client request answered while a
- * call is pending, and a request given up (interrupted, or past its timeout) told to the peer
- * with `notifications/cancelled`, its late response dropped. Every wait is bounded.
+ * The client's connection core (`internal/client/connection.ts`), through the public client
+ * transports:
+ *
+ * - stdio (`Stdio.spawn`) against `test/fixtures/client-core-peer.ts`, a scripted peer: responses
+ *   out of order, a response for an id nobody asked for, a server→client request answered while a
+ *   call is pending, and a request given up (interrupted, or past its timeout) told to the peer
+ *   with `notifications/cancelled`, its late response dropped;
+ * - Streamable HTTP (`StreamableHttp.client` against `StreamableHttp.serve`): a request past its
+ *   timeout aborts its POST (the server's handler is interrupted) and the next call goes through.
+ *
+ * Every wait is bounded.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -16,8 +23,12 @@ import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as JsonRpc from "../../src/JsonRpc.js"
+import * as McpSchema from "../../src/McpSchema.js"
+import * as McpServer from "../../src/McpServer.js"
+import * as Tool from "../../src/Tool.js"
 import type { TransportError } from "../../src/Transport.js"
 import * as Stdio from "../../src/transport/Stdio.js"
+import * as StreamableHttp from "../../src/transport/StreamableHttp.js"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const PEER = Path.join(ROOT, "test", "fixtures", "client-core-peer.ts")
@@ -103,5 +114,42 @@ describe("the client connection core, over stdio", () => {
         id: 9,
         result: { method: "echo" }
       })
+    }))
+})
+
+describe("the client connection core, over Streamable HTTP", () => {
+  it.scopedLive("a call past its timeout aborts its POST: the server's handler is interrupted; the next call goes through", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      const server = yield* McpServer.make({
+        name: "core-http",
+        version: "1.0.0",
+        tools: [
+          Tool.fromJsonSchema({
+            name: "slow",
+            handler: () =>
+              Deferred.succeed(started, undefined).pipe(
+                Effect.zipRight(Effect.never),
+                Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))
+              )
+          }),
+          Tool.fromJsonSchema({ name: "quick", handler: () => Effect.succeed("quick") })
+        ]
+      })
+      const { url } = yield* StreamableHttp.serve(server)
+      const transport = yield* StreamableHttp.client({ url })
+      const meta = {
+        [McpSchema.MetaKey.protocolVersion]: "2026-07-28",
+        [McpSchema.MetaKey.clientCapabilities]: {},
+        [McpSchema.MetaKey.clientInfo]: { name: "core-test", version: "1" }
+      }
+      const call = (id: number, name: string) => JsonRpc.request(id, "tools/call", { name, arguments: {}, _meta: meta })
+      const error = yield* Effect.flip(transport.request(call(1, "slow"), { timeout: "300 millis" }))
+      expect(error.reason).toBe("Timeout")
+      yield* bounded(Deferred.await(started))
+      yield* bounded(Deferred.await(interrupted))
+      const quick = yield* bounded(transport.request(call(2, "quick")))
+      expect(quick).toMatchObject({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "quick" }] } })
     }))
 })
