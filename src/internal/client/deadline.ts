@@ -1,7 +1,9 @@
 /**
- * `RequestOptions.timeout` for transports whose request runs in the caller's fiber (in-process:
- * the server's handler; HTTP: the fetch and its stream): the request runs in one child fiber
- * next to a plain timer. (`Effect.timeoutFail` races two fibers, one of them a `sleep`.)
+ * `RequestOptions.timeout`: its bound in milliseconds and its failure, which the client
+ * connection core (`connection`) uses for stdio and HTTP; and `withTimeout` for the in-process
+ * transport, whose request runs in the caller's fiber (the server's handler): the request runs in
+ * one child fiber next to a plain timer. (`Effect.timeoutFail` races two fibers, one of them a
+ * `sleep`.)
  * @internal
  */
 import * as Duration from "effect/Duration"
