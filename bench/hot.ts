@@ -110,11 +110,14 @@ const targets: Record<string, () => Promise<void>> = {
     report("handleMessage (Effect handler, services)", t)
   },
   inprocess: async () => {
+    // the client's Scope is extended, not provided to the loop (as the other cases run theirs)
+    const scope = Effect.runSync(Scope.make())
     const t = await Effect.runPromise(Effect.gen(function*() {
-      const client = yield* McpClient.connect(yield* InProcess.client(yield* makeServer()))
+      const client = yield* Scope.extend(McpClient.connect(yield* InProcess.client(yield* makeServer())), scope)
       yield* markCpu
       return yield* effectBounded(client.callTool("echo", { text: ECHO_TEXT }), 1, bounds)
     }))
+    await Effect.runPromise(Scope.close(scope, Exit.void))
     report("in-process callTool", t)
   },
   stdio: async () => {

@@ -80,4 +80,4 @@ console.log(
   `${mode} callTool: ${(counter.ops / calls).toFixed(1)} Effect ops, ${(counter.fibers / calls).toFixed(2)} fibers, ` +
     `${(totalBytes(allocated) / calls / 1024).toFixed(1)} KiB allocated per call (this process)`
 )
-await Effect.runPromise(Effect.andThen(client.close, Scope.close(scope, Exit.void)))
+await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -187,7 +187,7 @@ export interface Options extends InputHandlers {
    * How an established {@link McpClient.listen} is re-established after its connection dropped:
    * a `Schedule` fed with the error (each failed try is fed again; the schedule restarts once a
    * listen is acknowledged again). Default {@link DEFAULT_RELISTEN} (100 ms doubling, at most 8
-   * tries in a row); `Schedule.stop` turns it off. Never after `client.close`. When it gives up,
+   * tries in a row); `Schedule.stop` turns it off. Never once the client's Scope closed. When it gives up,
    * the stream fails with the last error.
    */
   readonly relisten?: Schedule.Schedule<unknown, CallError>
@@ -496,8 +496,6 @@ export interface McpClient {
    * polling to the end (see `Task.TaskClient`). Needs `Options.tasks`.
    */
   readonly tasks: Task.TaskClient
-  /** Closes the transport. */
-  readonly close: Effect.Effect<void>
 }
 
 /**
@@ -539,10 +537,7 @@ export const McpClient: Context.Tag<McpClient, McpClient> = Context.GenericTag<M
 export const layer = (options?: Options): Layer.Layer<McpClient, CallError, ClientTransport> =>
   Layer.scoped(
     McpClient,
-    Effect.flatMap(
-      ClientTransport,
-      (transport) => Effect.acquireRelease(connect(transport, options), (client) => client.close)
-    )
+    Effect.flatMap(ClientTransport, (transport) => connect(transport, options))
   )
 
 /**
@@ -552,6 +547,10 @@ export const layer = (options?: Options): Layer.Layer<McpClient, CallError, Clie
  * {@link Options}). On -32022 it retries with a version from `data.supported`. When the transport has
  * `setRequestHandler`, the client installs its answer to server→client requests there (`ping` →
  * `{}`, the {@link InputHandlers}, anything else -32601).
+ *
+ * The client lives until the Scope closes: a listen is not re-established after that, and a legacy
+ * session's duration is recorded then. The transport is not closed by the client: it belongs to its
+ * own Scope (`Stdio.spawn`, `StreamableHttp.client`, a transport Layer), usually the same one.
  *
  * Fails with `McpError` (the handshake was refused), `TransportError`, or `ClientError`
  * ("NoCommonVersion" when the server offers only versions this client does not allow).
@@ -575,8 +574,10 @@ export const layer = (options?: Options): Layer.Layer<McpClient, CallError, Clie
  * @since 0.1.0
  * @category constructors
  */
-export const connect: (transport: ClientTransport, options?: Options) => Effect.Effect<McpClient, CallError> =
-  internal.connect
+export const connect: (
+  transport: ClientTransport,
+  options?: Options
+) => Effect.Effect<McpClient, CallError, Scope.Scope> = internal.connect
 
 /**
  * Is this error a "resource not found" from any server generation: -32602 with `data.uri`

@@ -87,7 +87,8 @@ export interface RequestOptions {
  *   not a failure). Interrupting it cancels the request the transport's way (stdio:
  *   `notifications/cancelled`; HTTP: the request is aborted).
  * - `notify`: sends a notification.
- * - `close`: releases the transport (closes stdin and ends the process; ends an HTTP session).
+ * - A transport has no `close`: the Scope it was made in owns it (closing the Scope closes stdin
+ *   and ends the process; ends an HTTP session).
  * - `setRequestHandler` (optional): installs the handler of server→client requests that belong
  *   to no request option (stdio: every server request; in-process: the session's requests; HTTP:
  *   requests on the standalone GET stream, and on request streams whose request has no
@@ -109,7 +110,6 @@ export interface ClientTransport {
     options?: RequestOptions
   ) => Effect.Effect<JsonRpc.Response, TransportError>
   readonly notify: (message: JsonRpc.Notification) => Effect.Effect<void, TransportError>
-  readonly close: Effect.Effect<void>
   readonly setRequestHandler?: ((handler: RequestHandler | undefined) => Effect.Effect<void>) | undefined
   readonly sessionNotifications?:
     | Effect.Effect<Stream.Stream<JsonRpc.Notification, TransportError>, TransportError, Scope.Scope>

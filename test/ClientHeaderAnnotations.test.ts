@@ -7,7 +7,7 @@ const tool = (name: string, properties: Record<string, unknown>) =>
   Tool.fromJsonSchema({ name, inputSchema: { type: "object", properties }, handler: () => "ok" })
 
 describe("x-mcp-header validation in tools/list", () => {
-  it.effect("keeps valid annotations, drops every kind of invalid one", () =>
+  it.scoped("keeps valid annotations, drops every kind of invalid one", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({
         name: "headers",

@@ -30,7 +30,7 @@ const connect = (server: McpServer.McpServer, options: McpClient.Options = {}) =
 const withOptions = (patch: Partial<McpServer.Options>) => makeLibraryWith(patch)
 
 describe("McpClient over InProcess", () => {
-  it.effect("connects in the modern era: version, capabilities, instructions, serverInfo", () =>
+  it.scoped("connects in the modern era: version, capabilities, instructions, serverInfo", () =>
     Effect.gen(function*() {
       const { checked, client } = yield* connect(yield* makeLibrary)
       assert.strictEqual(client.info.era, "modern")
@@ -40,7 +40,6 @@ describe("McpClient over InProcess", () => {
       expect(client.info.serverInfo).toEqual({ name: "presa-library", version: "0.1.0" })
       expect(client.info.supportedVersions).toEqual(["2026-07-28", "2025-11-25", "2025-06-18"])
       assert.strictEqual(yield* Ref.get(checked), 1)
-      yield* client.close
     }))
 
   const scenarios = [
@@ -56,7 +55,7 @@ describe("McpClient over InProcess", () => {
       return yield* connect(server, clientOptions)
     })
 
-    it.effect("picks the era and version", () =>
+    it.scoped("picks the era and version", () =>
       Effect.gen(function*() {
         const { client } = yield* setup
         assert.strictEqual(client.info.era, era)
@@ -66,7 +65,7 @@ describe("McpClient over InProcess", () => {
         expect(client.info.serverInfo).toMatchObject({ name: "presa-library", version: "0.1.0" })
       }))
 
-    it.effect("callTool: structured result, validation failure as isError, content blocks", () =>
+    it.scoped("callTool: structured result, validation failure as isError, content blocks", () =>
       Effect.gen(function*() {
         const { client } = yield* setup
         const sum = yield* client.callTool("add", { numbers: [1, 2, 3] })
@@ -80,7 +79,7 @@ describe("McpClient over InProcess", () => {
         expect(logo.content[1]).toEqual({ type: "image", data: LOGO_PNG, mimeType: "image/png" })
       }))
 
-    it.effect("readResource, getPrompt, complete", () =>
+    it.scoped("readResource, getPrompt, complete", () =>
       Effect.gen(function*() {
         const { client } = yield* setup
         assert.strictEqual(Content.textOf(yield* client.readResource("people://ada")), "Ada Lovelace")
@@ -95,7 +94,7 @@ describe("McpClient over InProcess", () => {
         })
       }))
 
-    it.effect("a missing resource fails with McpError -32602 carrying data.uri; isResourceNotFound", () =>
+    it.scoped("a missing resource fails with McpError -32602 carrying data.uri; isResourceNotFound", () =>
       Effect.gen(function*() {
         const { client } = yield* setup
         const e = yield* Effect.flip(client.readResource("people://nobody"))
@@ -113,7 +112,7 @@ describe("McpClient over InProcess", () => {
         expect(tool).toMatchObject({ _tag: "McpError", code: -32602, message: "Unknown tool: nope" })
       }))
 
-    it.effect("listAll* follow the cursors (pageSize 1)", () =>
+    it.scoped("listAll* follow the cursors (pageSize 1)", () =>
       Effect.gen(function*() {
         const { client } = yield* setup
         const first = yield* client.listTools()
@@ -129,7 +128,7 @@ describe("McpClient over InProcess", () => {
       }))
   })
 
-  it.effect("listAllTools collects 5 tools over 3 pages; each page is a single request", () =>
+  it.scoped("listAllTools collects 5 tools over 3 pages; each page is a single request", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({
         name: "paged",
@@ -146,7 +145,7 @@ describe("McpClient over InProcess", () => {
       assert.isUndefined(last.nextCursor)
     }))
 
-  it.effect("an McpError from readResource carries the handler's code, message and data", () =>
+  it.scoped("an McpError from readResource carries the handler's code, message and data", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({
         name: "r",
@@ -176,7 +175,7 @@ describe("McpClient over InProcess", () => {
     )
   })
 
-  it.effect("the client sends its info and capabilities (modern: per request; legacy: in initialize)", () =>
+  it.scoped("the client sends its info and capabilities (modern: per request; legacy: in initialize)", () =>
     Effect.gen(function*() {
       const whoami = Tool.fromJsonSchema({
         name: "whoami",
@@ -206,7 +205,7 @@ describe("McpClient over InProcess", () => {
       }
     }))
 
-  it.effect("client.request sends any method with _meta added (modern) and yields the raw result", () =>
+  it.scoped("client.request sends any method with _meta added (modern) and yields the raw result", () =>
     Effect.gen(function*() {
       const { client } = yield* connect(yield* makeLibrary)
       const result = yield* client.request("tools/list")
@@ -223,7 +222,7 @@ describe("McpClient over InProcess", () => {
       expect(call.structuredContent).toEqual({ sum: 4 })
     }))
 
-  it.effect("an empty server: connects with no capabilities; tools/list fails with -32601", () =>
+  it.scoped("an empty server: connects with no capabilities; tools/list fails with -32601", () =>
     Effect.gen(function*() {
       const { client } = yield* connect(yield* McpServer.make({ name: "empty", version: "0" }))
       expect(client.info.capabilities).toEqual({})
@@ -232,14 +231,14 @@ describe("McpClient over InProcess", () => {
       expect(e).toMatchObject({ _tag: "McpError", code: -32601 })
     }))
 
-  it.effect("no common version: a modern-only client against a legacy-only server → ClientError NoCommonVersion", () =>
+  it.scoped("no common version: a modern-only client against a legacy-only server → ClientError NoCommonVersion", () =>
     Effect.gen(function*() {
       const server = yield* withOptions({ versions: ["2025-11-25"] })
       const e = yield* Effect.flip(connect(server, { versions: ["2026-07-28"] }))
       expect(e).toMatchObject({ _tag: "ClientError", reason: "NoCommonVersion" })
     }))
 
-  it.effect("a legacy-only client against a modern-only server: initialize is refused with McpError", () =>
+  it.scoped("a legacy-only client against a modern-only server: initialize is refused with McpError", () =>
     Effect.gen(function*() {
       const server = yield* withOptions({ versions: ["2026-07-28"] })
       const e = yield* Effect.flip(connect(server, { versions: ["2025-11-25"] }))
@@ -247,7 +246,7 @@ describe("McpClient over InProcess", () => {
       if (e._tag === "McpError") expect(get(e.data, "supported")).toEqual(["2026-07-28"])
     }))
 
-  it.effect("request-scoped notifications reach onNotification (progress token echoed exactly)", () =>
+  it.scoped("request-scoped notifications reach onNotification (progress token echoed exactly)", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({
         name: "p",
@@ -283,7 +282,7 @@ describe("McpClient over InProcess", () => {
       for (const n of notes) assertNotificationSpecValid("2026-07-28", n)
     }))
 
-  it.live("a request past requestTimeout fails with ClientError Timeout", () =>
+  it.scopedLive("a request past requestTimeout fails with ClientError Timeout", () =>
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
       const server = yield* McpServer.make({
@@ -305,7 +304,7 @@ describe("McpClient over InProcess", () => {
       assert.strictEqual(Content.textOf(yield* client.getPrompt("p")), "quick")
     }))
 
-  it.live("a call's own timeout wins over requestTimeout, shorter and longer (issue 18)", () =>
+  it.scopedLive("a call's own timeout wins over requestTimeout, shorter and longer (issue 18)", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({
         name: "timed",

@@ -58,7 +58,7 @@ const connect = (server: McpServer.McpServer, options: McpClient.Options = { cac
   })
 
 describe("McpClient cache", () => {
-  it.effect("ttlMs > 0: the second listTools makes no request; past ttlMs it refetches", () =>
+  it.scoped("ttlMs > 0: the second listTools makes no request; past ttlMs it refetches", () =>
     Effect.gen(function*() {
       const { client, count } = yield* connect(yield* makeServer())
       const first = yield* client.listTools()
@@ -114,7 +114,7 @@ describe("McpClient cache", () => {
       assert.strictEqual(yield* count("resources/read", "mem://b"), 1)
     }))
 
-  it.effect("ttlMs 0, or no cache option: every call goes out", () =>
+  it.scoped("ttlMs 0, or no cache option: every call goes out", () =>
     Effect.gen(function*() {
       const zero = yield* connect(yield* makeServer({ cache: { ttlMs: 0 } }))
       yield* zero.client.listTools()
@@ -126,7 +126,7 @@ describe("McpClient cache", () => {
       assert.strictEqual(yield* off.count("tools/list"), 2)
     }))
 
-  it.effect("a read that went through input_required rounds is never kept", () =>
+  it.scoped("a read that went through input_required rounds is never kept", () =>
     Effect.gen(function*() {
       const { client, count } = yield* connect(yield* makeServer(), {
         cache: true,
@@ -138,7 +138,7 @@ describe("McpClient cache", () => {
       assert.strictEqual(yield* count("resources/read", "mem://ask"), 4) // 2 rounds, twice
     }))
 
-  it.effect("pages are kept by cursor; a cursor error drops every page of that list", () =>
+  it.scoped("pages are kept by cursor; a cursor error drops every page of that list", () =>
     Effect.gen(function*() {
       const { client, count } = yield* connect(yield* makeServer({ pageSize: 1 }))
       const first = yield* client.listTools()
@@ -155,7 +155,7 @@ describe("McpClient cache", () => {
       assert.strictEqual(yield* count("tools/list"), 5)
     }))
 
-  it.effect("legacy results have no ttlMs: not kept unless legacyTtlMs", () =>
+  it.scoped("legacy results have no ttlMs: not kept unless legacyTtlMs", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()
       const plain = yield* connect(server, { cache: true, versions: ["2025-11-25"] })
@@ -171,7 +171,7 @@ describe("McpClient cache", () => {
       assert.strictEqual(yield* kept.count("tools/list"), 2)
     }))
 
-  it.effect("clearCache empties it", () =>
+  it.scoped("clearCache empties it", () =>
     Effect.gen(function*() {
       const { client, count } = yield* connect(yield* makeServer())
       yield* client.listTools()

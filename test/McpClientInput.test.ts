@@ -161,7 +161,7 @@ const connectInProcess = (server: McpServer.McpServer, options: McpClient.Option
 // ---------------------------------------------------------------------------------------------
 
 describe("McpClient input (modern MRTR, in process)", () => {
-  it.effect("one elicitation round: retry with a new id, the same params, inputResponses, no requestState", () =>
+  it.scoped("one elicitation round: retry with a new id, the same params, inputResponses, no requestState", () =>
     Effect.gen(function*() {
       const asked = yield* Ref.make<ReadonlyArray<JsonObject>>([])
       const { client, log } = yield* connectInProcess(yield* makeServer(), {
@@ -205,7 +205,7 @@ describe("McpClient input (modern MRTR, in process)", () => {
       }
     }))
 
-  it.effect("Input.all: elicitation, sampling and roots asked in one round, answered in one retry", () =>
+  it.scoped("Input.all: elicitation, sampling and roots asked in one round, answered in one retry", () =>
     Effect.gen(function*() {
       const counts = yield* Ref.make({ elicit: 0, sample: 0, roots: 0 })
       const { client, log } = yield* connectInProcess(yield* makeServer(), {
@@ -234,7 +234,7 @@ describe("McpClient input (modern MRTR, in process)", () => {
       })
     }))
 
-  it.effect("two rounds: the second retry echoes the exact requestState, each retry only its own answers", () =>
+  it.scoped("two rounds: the second retry echoes the exact requestState, each retry only its own answers", () =>
     Effect.gen(function*() {
       const names = ["Ann", "Bea"]
       const i = yield* Ref.make(0)
@@ -261,7 +261,7 @@ describe("McpClient input (modern MRTR, in process)", () => {
       expect(Object.keys(get(calls[2]?.request.params, "inputResponses") as JsonObject)).toEqual(secondKeys)
     }))
 
-  it.effect("prompts/get and resources/read go through the same rounds", () =>
+  it.scoped("prompts/get and resources/read go through the same rounds", () =>
     Effect.gen(function*() {
       const { client } = yield* connectInProcess(yield* makeServer(), { onElicit: accept("Cy") })
       const prompt = yield* client.getPrompt("who")
@@ -270,7 +270,7 @@ describe("McpClient input (modern MRTR, in process)", () => {
       expect(get(read, "contents", 0, "text")).toBe("secret for Cy")
     }))
 
-  it.effect("more rounds than maxInputRounds → ClientError InputRounds", () =>
+  it.scoped("more rounds than maxInputRounds → ClientError InputRounds", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()
       const { client } = yield* connectInProcess(server, { onElicit: accept("x"), maxInputRounds: 1 })
@@ -283,7 +283,7 @@ describe("McpClient input (modern MRTR, in process)", () => {
       })
     }))
 
-  it.effect("without onElicit the client declares no elicitation: the server answers -32021 (McpError)", () =>
+  it.scoped("without onElicit the client declares no elicitation: the server answers -32021 (McpError)", () =>
     Effect.gen(function*() {
       const { client } = yield* connectInProcess(yield* makeServer())
       const e = yield* Effect.flip(client.callTool("greet"))
@@ -291,7 +291,7 @@ describe("McpClient input (modern MRTR, in process)", () => {
       expect(e._tag === "McpError" ? get(e.data, "requiredCapabilities") : undefined).toEqual({ elicitation: {} })
     }))
 
-  it.effect("a declared capability without a handler → ClientError Input; a failing handler → ClientError Input", () =>
+  it.scoped("a declared capability without a handler → ClientError Input; a failing handler → ClientError Input", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()
       const declared = yield* connectInProcess(server, {
@@ -318,7 +318,7 @@ describe("McpClient input (modern MRTR, in process)", () => {
       })
     }))
 
-  it.effect("URL-mode elicitation needs elicitUrl: declared as {form, url}", () =>
+  it.scoped("URL-mode elicitation needs elicitUrl: declared as {form, url}", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()
       const withUrl = yield* connectInProcess(server, {
@@ -341,7 +341,7 @@ describe("McpClient input (modern MRTR, in process)", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("McpClient input (legacy server→client requests)", () => {
-  it.effect("in process: the session's requests are answered by the handlers; one tools/call on the wire", () =>
+  it.scoped("in process: the session's requests are answered by the handlers; one tools/call on the wire", () =>
     Effect.gen(function*() {
       const { client, log } = yield* connectInProcess(yield* makeServer(), {
         versions: ["2025-11-25"],
@@ -358,7 +358,7 @@ describe("McpClient input (legacy server→client requests)", () => {
       expect((yield* callsOf(log)).length).toBe(2)
     }))
 
-  it.effect("in process: no handler → -32021 from the server; a handler's McpError reaches the server", () =>
+  it.scoped("in process: no handler → -32021 from the server; a handler's McpError reaches the server", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()
       const bare = yield* connectInProcess(server, { versions: ["2025-11-25"] })
@@ -475,7 +475,7 @@ describe("McpClient input (legacy server→client requests)", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("McpClient per-call progress and logs", () => {
-  it.effect("onProgress: a fresh token (0 first), or the caller's string token; values, total, message", () =>
+  it.scoped("onProgress: a fresh token (0 first), or the caller's string token; values, total, message", () =>
     Effect.gen(function*() {
       const { client, log } = yield* connectInProcess(yield* makeServer())
       const seen = yield* Ref.make<ReadonlyArray<McpClient.Progress>>([])
@@ -499,7 +499,7 @@ describe("McpClient per-call progress and logs", () => {
       expect(get(last?.request.params, "_meta", "progressToken")).toBeUndefined()
     }))
 
-  it.effect("unknown tokens and values that do not increase are dropped", () =>
+  it.scoped("unknown tokens and values that do not increase are dropped", () =>
     Effect.gen(function*() {
       const progress = (token: JsonRpc.RequestId, value: number) =>
         JsonRpc.notification("notifications/progress", { progressToken: token, progress: value })
@@ -523,8 +523,7 @@ describe("McpClient per-call progress and logs", () => {
             yield* deliver(progress(token, 2))
             return JsonRpc.success(message.id, { resultType: "complete", content: [] })
           }),
-        notify: () => Effect.void,
-        close: Effect.void
+        notify: () => Effect.void
       }
       const client = yield* McpClient.connect(fake)
       const seen = yield* Ref.make<ReadonlyArray<number>>([])
@@ -537,7 +536,7 @@ describe("McpClient per-call progress and logs", () => {
       assert.strictEqual(yield* Ref.get(raw), 6) // onNotification still sees everything
     }))
 
-  it.effect("onLog with logLevel (modern): _meta logLevel sent, messages at or above it delivered", () =>
+  it.scoped("onLog with logLevel (modern): _meta logLevel sent, messages at or above it delivered", () =>
     Effect.gen(function*() {
       const { client, log } = yield* connectInProcess(yield* makeServer())
       const seen = yield* Ref.make<ReadonlyArray<McpClient.LogMessage>>([])
@@ -555,7 +554,7 @@ describe("McpClient per-call progress and logs", () => {
       expect(yield* Ref.get(seen)).toEqual([])
     }))
 
-  it.effect("onLog (legacy): the session's messages of the call", () =>
+  it.scoped("onLog (legacy): the session's messages of the call", () =>
     Effect.gen(function*() {
       const { client } = yield* connectInProcess(yield* makeServer(), { versions: ["2025-11-25"] })
       const seen = yield* Ref.make<ReadonlyArray<string>>([])

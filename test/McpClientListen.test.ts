@@ -125,7 +125,7 @@ describe("McpClient.listen (modern)", () => {
       yield* exactly(1)
     }))
 
-  it.live("in process: the server's graceful end (shutdown) ends the stream; closing the scope cancels", () =>
+  it.scopedLive("in process: the server's graceful end (shutdown) ends the stream; closing the scope cancels", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()
       const client = yield* McpClient.connect(yield* InProcess.client(server))
@@ -150,7 +150,7 @@ describe("McpClient.listen (modern)", () => {
       expect((yield* c2.listTools()).tools.map((t) => t.name)).toEqual(["echo"])
     }))
 
-  it.effect("a server that serves no listen: McpError -32601", () =>
+  it.scoped("a server that serves no listen: McpError -32601", () =>
     Effect.gen(function*() {
       const server = yield* makeServer({ listChanged: false, subscribe: false })
       const client = yield* McpClient.connect(yield* InProcess.client(server))
@@ -296,11 +296,11 @@ describe("McpClient.listen (legacy)", () => {
       ])
     }))
 
-  it.effect("a transport without sessionNotifications: ClientError Unsupported", () =>
+  it.scoped("a transport without sessionNotifications: ClientError Unsupported", () =>
     Effect.gen(function*() {
       const server = yield* makeServer()
       const inner = yield* InProcess.client(server)
-      const bare: Transport.ClientTransport = { request: inner.request, notify: inner.notify, close: inner.close }
+      const bare: Transport.ClientTransport = { request: inner.request, notify: inner.notify }
       const client = yield* McpClient.connect(bare, { versions: ["2025-11-25"] })
       const e = yield* Effect.flip(Effect.scoped(client.listen({ toolsListChanged: true })))
       expect(e).toMatchObject({ _tag: "ClientError", reason: "Unsupported" })
@@ -508,12 +508,16 @@ describe("McpClient.listen: re-established after the connection drops", () => {
       expect(yield* listenIds(sent)).toHaveLength(1)
     }))
 
-  it.scopedLive("stdio, legacy: after client.close the listen is not re-established; its stream fails at once", () =>
+  it.scopedLive("stdio, legacy: once the client's Scope closed the listen is not re-established; its stream fails at once", () =>
     Effect.gen(function*() {
-      const { client } = yield* spawnFixture({ versions: ["2025-11-25"], relisten: RELISTEN }, { restart: RESTART })
+      const clientScope = yield* Scope.make()
+      const { client } = yield* Scope.extend(
+        spawnFixture({ versions: ["2025-11-25"], relisten: RELISTEN }, { restart: RESTART }),
+        clientScope
+      )
       const sub = yield* bounded(client.listen({ toolsListChanged: true }))
       const fiber = yield* Effect.fork(Stream.runCollect(sub.notifications))
-      yield* bounded(client.close)
+      yield* bounded(Scope.close(clientScope, Exit.void))
       // RELISTEN would go on trying for 5 s
       const exit = yield* Effect.exit(Effect.fromFiber(fiber)).pipe(
         Effect.timeoutFail({ duration: "1 second", onTimeout: () => new Error("the stream is still open") })

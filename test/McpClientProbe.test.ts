@@ -61,8 +61,7 @@ const scripted = (script: Script) =>
           Effect.tap(() => log(`← ${message.method}`)),
           Effect.onInterrupt(() => log(`✗ ${message.method}`))
         ),
-      notify: (message) => log(`notify ${message.method}`),
-      close: Effect.void
+      notify: (message) => log(`notify ${message.method}`)
     }
     return { transport, wire: Ref.get(wire) }
   })
@@ -79,7 +78,7 @@ const doneClient = (fiber: Fiber.RuntimeFiber<McpClient.McpClient, McpClient.Cal
   })
 
 describe("McpClient era probe timing", () => {
-  it.effect("default probeTimeout is 10 s: a server answering server/discover after 9.9 s is modern, no initialize", () =>
+  it.scoped("default probeTimeout is 10 s: a server answering server/discover after 9.9 s is modern, no initialize", () =>
     Effect.gen(function*() {
       const { transport, wire } = yield* scripted({ discover: { after: "9900 millis" }, initialize: { after: 0 } })
       const fiber = yield* connecting(transport)
@@ -93,7 +92,7 @@ describe("McpClient era probe timing", () => {
       expect(yield* wire).toEqual(["→ server/discover", "← server/discover"])
     }))
 
-  it.effect("silence past 10 s sends initialize too; the late modern answer that comes first wins", () =>
+  it.scoped("silence past 10 s sends initialize too; the late modern answer that comes first wins", () =>
     Effect.gen(function*() {
       const { transport, wire } = yield* scripted({
         discover: { after: "12 seconds" },
@@ -111,7 +110,7 @@ describe("McpClient era probe timing", () => {
       expect(yield* wire).toEqual(["→ server/discover", "→ initialize", "← server/discover", "← initialize"])
     }))
 
-  it.effect("silence past probeTimeout, then initialize answered first: legacy, the probe is given up", () =>
+  it.scoped("silence past probeTimeout, then initialize answered first: legacy, the probe is given up", () =>
     Effect.gen(function*() {
       const { transport, wire } = yield* scripted({ initialize: { after: "1 second" } })
       const fiber = yield* connecting(transport, { probeTimeout: "2 seconds" })
@@ -128,7 +127,7 @@ describe("McpClient era probe timing", () => {
       ])
     }))
 
-  it.effect("a failed initialize waits for the probe: a modern answer after it still wins", () =>
+  it.scoped("a failed initialize waits for the probe: a modern answer after it still wins", () =>
     Effect.gen(function*() {
       const { transport, wire } = yield* scripted({
         discover: { after: "5 seconds" },
@@ -143,7 +142,7 @@ describe("McpClient era probe timing", () => {
       expect(yield* wire).toEqual(["→ server/discover", "→ initialize", "← initialize", "← server/discover"])
     }))
 
-  it.effect("a failed initialize and a probe that never answers: the initialize error, after requestTimeout", () =>
+  it.scoped("a failed initialize and a probe that never answers: the initialize error, after requestTimeout", () =>
     Effect.gen(function*() {
       const { transport } = yield* scripted({ initialize: { after: "1 second", error: -32601 } })
       const fiber = yield* connecting(transport, { probeTimeout: "2 seconds", requestTimeout: "30 seconds" })
@@ -155,7 +154,7 @@ describe("McpClient era probe timing", () => {
       assert.strictEqual(error._tag === "McpError" ? error.code : 0, -32601)
     }))
 
-  it.effect("an error answer to the probe before probeTimeout: the handshake at once, as before", () =>
+  it.scoped("an error answer to the probe before probeTimeout: the handshake at once, as before", () =>
     Effect.gen(function*() {
       const { transport, wire } = yield* scripted({
         discover: { after: "1 second", error: -32601 },

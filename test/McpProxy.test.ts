@@ -18,11 +18,13 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -545,13 +547,16 @@ describe("McpProxy with a backend that dies", () => {
     Effect.gen(function*() {
       const mem = yield* makeMem
       const memClient = yield* McpClient.connect(yield* InProcess.client(mem))
-      const transport = yield* spawnV1
-      const v1Client = yield* McpClient.connect(transport, { requestTimeout: WAIT })
+      const v1Scope = yield* Scope.make()
+      const v1Client = yield* Scope.extend(
+        Effect.flatMap(spawnV1, (transport) => McpClient.connect(transport, { requestTimeout: WAIT })),
+        v1Scope
+      )
       const proxy = yield* McpProxy.make([{ prefix: "mem", client: memClient }, { prefix: "v1", client: v1Client }])
       const front = yield* McpClient.connect(yield* InProcess.client(proxy))
       expect(texts(yield* front.callTool("v1_echo", { text: "alive" }))).toEqual(["alive"])
 
-      yield* transport.close
+      yield* Scope.close(v1Scope, Exit.void)
       const racing = yield* Effect.flip(front.callTool("v1_echo", { text: "dead?" }))
       assert(racing._tag === "McpError")
       if (racing.code === -32603) expect(racing.message).toBe("Backend v1 is unavailable")

@@ -312,7 +312,7 @@ describe.each(ERAS)("visibility (%s)", (rev) => {
 })
 
 describe("visibility per caller, through the client", () => {
-  it.effect("the admin client sees and calls the secret tool; another client does not", () =>
+  it.scoped("the admin client sees and calls the secret tool; another client does not", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({
         name: "vis",

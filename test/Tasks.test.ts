@@ -471,7 +471,7 @@ describe("Tasks: client", () => {
   const connect = (server: McpServer.McpServer, options: McpClient.Options = {}) =>
     Effect.flatMap(InProcess.client(server), (t) => McpClient.connect(t, options))
 
-  it.live("callTool polls a task to its end and answers its elicitation with onElicit", () =>
+  it.scopedLive("callTool polls a task to its end and answers its elicitation with onElicit", () =>
     Effect.gen(function*() {
       const server = yield* makeTasksServer(yield* Ref.make(0))
       const asked = yield* Ref.make(0)
@@ -491,7 +491,7 @@ describe("Tasks: client", () => {
       assert.strictEqual(Task.isCreateTaskResult(created) ? created.status : undefined, "working")
     }))
 
-  it.live("client.tasks: get, cancel, and awaitResult failing with Cancelled / the task's McpError", () =>
+  it.scopedLive("client.tasks: get, cancel, and awaitResult failing with Cancelled / the task's McpError", () =>
     Effect.gen(function*() {
       const finalized = yield* Ref.make(0)
       const server = yield* makeTasksServer(finalized)
@@ -526,7 +526,7 @@ describe("Tasks: client", () => {
       assert.strictEqual(missingCap._tag === "McpError" ? missingCap.code : 0, -32021)
     }))
 
-  it.live("awaitResult is bounded: maxPolls and timeout fail with ClientError Timeout", () =>
+  it.scopedLive("awaitResult is bounded: maxPolls and timeout fail with ClientError Timeout", () =>
     Effect.gen(function*() {
       const server = yield* makeTasksServer(yield* Ref.make(0))
       const client = yield* connect(server, { tasks: true })

@@ -456,7 +456,7 @@ describe("a foreign caller's traceparent is continued", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("tool content (opt-in) and metrics", () => {
-  it.live("recordToolContent puts the arguments and the result on both spans", () =>
+  it.scopedLive("recordToolContent puts the arguments and the result on both spans", () =>
     Effect.gen(function*() {
       const { spans } = yield* traced(Effect.gen(function*() {
         const server = yield* makeServer({ recordToolContent: true })
@@ -480,7 +480,7 @@ describe("tool content (opt-in) and metrics", () => {
         Object.entries(labels).every(([k, v]) => p.metricKey.tags.some((t) => t.key === k && t.value === v))
       ))
 
-  it.effect("with the tracer disabled the metrics keep the request's labels", () =>
+  it.scoped("with the tracer disabled the metrics keep the request's labels", () =>
     Effect.gen(function*() {
       const server = yield* McpServer.make({
         name: "untraced",
@@ -520,7 +520,6 @@ describe("tool content (opt-in) and metrics", () => {
           yield* Effect.flip(client.callTool("metered_unknown", {}))
           const unknownMethod = yield* Effect.flip(client.request("metered/unknown-method"))
           assert.strictEqual(unknownMethod._tag === "McpError" && unknownMethod.code, -32601)
-          yield* client.close
         }).pipe(Effect.scoped)
 
         for (const side of ["server", "client"] as const) {

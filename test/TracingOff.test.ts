@@ -62,7 +62,7 @@ const recordingTracer = Effect.tracerWith((base) =>
 )
 
 describe("telemetry without a tracer", () => {
-  it.effect("no span and no traceparent; the duration metrics keep the traced label sets", () =>
+  it.scoped("no span and no traceparent; the duration metrics keep the traced label sets", () =>
     Effect.gen(function*() {
       const client = yield* makeClient
       seen.length = 0
@@ -97,7 +97,7 @@ describe("telemetry without a tracer", () => {
       }
     }))
 
-  it.live("an untraced call that times out or is interrupted is recorded with its outcome and the fiber's own labels", () =>
+  it.scopedLive("an untraced call that times out or is interrupted is recorded with its outcome and the fiber's own labels", () =>
     Effect.gen(function*() {
       const started: Array<string> = []
       const slow = (name: string) =>
@@ -127,7 +127,7 @@ describe("telemetry without a tracer", () => {
       }
     }))
 
-  it.effect("beneath a span the client writes its traceparent and the server continues the trace", () =>
+  it.scoped("beneath a span the client writes its traceparent and the server continues the trace", () =>
     Effect.gen(function*() {
       const client = yield* makeClient
       seen.length = 0
@@ -139,7 +139,7 @@ describe("telemetry without a tracer", () => {
       assert(String(seen[0]?.traceparent).startsWith(`00-${traceId}-`), String(seen[0]?.traceparent))
     }))
 
-  it.effect("the TraceContext's baggage is sent without a traceparent", () =>
+  it.scoped("the TraceContext's baggage is sent without a traceparent", () =>
     Effect.gen(function*() {
       const client = yield* makeClient
       seen.length = 0

@@ -24,6 +24,7 @@ import { BatchSpanProcessor, InMemorySpanExporter } from "@opentelemetry/sdk-tra
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import { McpClient, McpServer } from "presa-mcp"
 import * as InProcess from "presa-mcp/transport/InProcess"
 import type { Contender, Opened } from "../lib/compare.js"
@@ -158,13 +159,16 @@ const oursServerOnly2025: Contender<Throughput> = {
  * `McpClient` over `InProcess.client`, speaking `version` (checked): with its default options for
  * 2026-07-28 (which it negotiates first), pinned with `versions` for 2025-11-25.
  */
+const clientScope = Effect.runSync(Scope.make())
+
 const oursClientServerOf = (name: string, version: typeof MODERN | typeof LEGACY): Contender<Throughput> => ({
   name,
   open: async () => {
     const client = await Effect.runPromise(
       Effect.flatMap(
         Effect.flatMap(makeServer(), InProcess.client),
-        (t) => McpClient.connect(t, version === MODERN ? {} : { versions: [version] })
+        // the in-process client holds no resource: its Scope lives as long as the process
+        (t) => Scope.extend(McpClient.connect(t, version === MODERN ? {} : { versions: [version] }), clientScope)
       )
     )
     if (client.info.protocolVersion !== version) {

@@ -201,7 +201,6 @@ export const client = (
           roundTrip(message),
           (wire) => connection.receive({ message: JsonRpc.classify(wire) }, Connection.noOutlet) ?? Effect.void
         ),
-      close: Effect.void,
       setRequestHandler: handlers.set,
       sessionNotifications: Effect.gen(function*() {
         const mailbox = yield* Mailbox.make<JsonRpc.Notification>()

@@ -338,9 +338,9 @@ export interface SpawnOptions {
    */
   readonly stderr?: "inherit" | ((line: string) => Effect.Effect<void>) | undefined
   /**
-   * `DurationInput`, default 2 seconds: how long {@link StdioClientTransport.close} waits for the
-   * child to exit after closing its stdin before sending SIGTERM, and again after SIGTERM before
-   * SIGKILL.
+   * `DurationInput`, default 2 seconds: when the transport's Scope closes, how long it waits for
+   * the child to exit after closing its stdin before sending SIGTERM, and again after SIGTERM
+   * before SIGKILL.
    */
   readonly closeTimeout?: Duration.DurationInput | undefined
   /**
@@ -375,7 +375,7 @@ export interface SpawnOptions {
    * the transport is closed for good. Requests and notifications sent meanwhile wait for the new
    * process. A legacy handshake seen on the first process (a successful `initialize`, then
    * `notifications/initialized`) is replayed on each new one before anything else is sent (10 s
-   * bound); modern servers need no replay. `close` stops restarting. E.g.
+   * bound); modern servers need no replay. Closing the transport's Scope stops restarting. E.g.
    * `Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(5)))`.
    */
   readonly restart?: Schedule.Schedule<unknown, TransportError> | undefined
@@ -407,12 +407,6 @@ export interface StdioClientTransport extends ClientTransport {
   readonly request: ClientTransport["request"]
   /** Writes a notification. Fails with `TransportError` `"Closed"` once the process is gone or the transport is closed. */
   readonly notify: ClientTransport["notify"]
-  /**
-   * Closes the child's stdin, waits `closeTimeout` for it to exit, then SIGTERM, then SIGKILL (to
-   * its process group); then fails what is still pending with `TransportError` `"Closed"`
-   * (MCP 2025-11-25, Lifecycle › Shutdown). Idempotent; it also runs when the Scope closes.
-   */
-  readonly close: ClientTransport["close"]
   /** The process id of the current child; it changes when `SpawnOptions.restart` starts a new process. */
   readonly pid: number
   /**
@@ -427,7 +421,7 @@ export interface StdioClientTransport extends ClientTransport {
    * session's list changes and resource updates) of the current process. The stream fails with
    * `TransportError` `"Closed"` when that process is gone (exit, stdout closed, transport
    * closed). Subscribing while a restart is under way waits for the new process; subscribing
-   * after `close` fails with `"Closed"`.
+   * once the transport is closed fails with `"Closed"`.
    */
   readonly sessionNotifications: Effect.Effect<
     Stream.Stream<JsonRpc.Notification, TransportError>,
@@ -451,7 +445,9 @@ const loadSpawn = Effect.promise(() =>
  * Starts an MCP server process and connects to it over its stdin/stdout.
  *
  * The process belongs to the Scope: closing the Scope (including when the fiber using the
- * transport is interrupted) runs `close`, so no child outlives it. The process is started with
+ * transport is interrupted) closes the child's stdin, waits `closeTimeout` for it to exit, then
+ * sends SIGTERM, then SIGKILL (to its process group), and fails what is still pending with
+ * `TransportError` `"Closed"` (MCP 2025-11-25, Lifecycle › Shutdown), so no child outlives it. The process is started with
  * Node's `child_process` in a process group of its own; only `Scope` is required.
  *
  * Fails with `TransportError` `"Spawn"` when the program cannot be started (not found, bad

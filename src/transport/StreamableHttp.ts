@@ -476,7 +476,7 @@ export interface ClientOptions {
   readonly maxMessageBytes?: number | undefined
   /**
    * `DurationInput`, default 5 seconds: the deadline of the best-effort DELETE of the legacy
-   * session on close, of a legacy `notifications/cancelled` sent for an interrupted request, and
+   * session when the transport's Scope closes, of a legacy `notifications/cancelled` sent for an interrupted request, and
    * of reading away a response body that is not needed. Past it the step is given up, never
    * failed.
    */
@@ -523,11 +523,12 @@ export interface FetchClientOptions extends ClientOptions {
  *
  * Responses: `application/json` → the JSON-RPC response; `text/event-stream` → parsed with
  * `@effect/experimental/Sse`, notifications go to `onNotification`, the response with this id (or
- * an id-less error) ends it. An error body on any status is the answer (its `id` null, absent
- * or another one ⇒ given this request's id; MCP 2025-11-25, Basic › Overview › Responses).
+ * an id-less error) ends it (a response for another id is ignored). A JSON
+ * error body on any status is the answer (its `id` null, absent or another one ⇒ given this
+ * request's id; MCP 2025-11-25, Basic › Overview › Responses).
  * Fails with `TransportError`: `Http` (network failure, non-2xx without a JSON-RPC error body;
  * `status` set), `Protocol` (2xx without a response, SSE ended early, oversized message),
- * `Closed` (after `close`).
+ * `Closed` (once the transport's Scope closed).
  *
  * Server→client requests (legacy sessions: `sampling/createMessage`, `elicitation/create`,
  * `roots/list`, `ping`) on a request's SSE stream are answered by that request's `onRequest`,
@@ -537,8 +538,9 @@ export interface FetchClientOptions extends ClientOptions {
  * server's `notifications/cancelled` for its request interrupts the answer.
  *
  * `sessionNotifications` (legacy): opens the session's standalone stream (GET with
- * `Accept: text/event-stream` and the session headers) and yields its notifications; requests on
- * it are answered as above. One GET serves every subscriber (a second GET would end the first on
+ * `Accept: text/event-stream` and the session headers) and yields its notifications that no
+ * request in flight takes (a progress token, a listen's subscription id, a log message name one:
+ * they go to that request's `onNotification`, as over stdio); requests on it are answered as above. One GET serves every subscriber (a second GET would end the first on
  * our server: each message goes to one stream); it is closed when the last subscriber leaves.
  * Fails with `TransportError` `Protocol` before `initialize`, `Http` (with `status`, e.g. `405`)
  * when the server does not offer the stream. When the server ends the stream, subscribers' streams
@@ -546,7 +548,7 @@ export interface FetchClientOptions extends ClientOptions {
  *
  * `notify`: any 2xx is accepted without reading the body (MCP 2025-11-25, Transports ›
  * Streamable HTTP › Sending Messages to the Server, answers `202`); a refusal is logged, not
- * failed. `close` (also run when the `Scope` closes): DELETE of the legacy session, best effort.
+ * failed. Closing the transport's `Scope`: DELETE of the legacy session, best effort.
  *
  * @since 0.1.0
  * @category constructors

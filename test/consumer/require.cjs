@@ -27,7 +27,7 @@ const program = Effect.gen(function*() {
   const client = yield* McpClient.connect(yield* InProcess.client(server))
   const result = yield* client.callTool("echo", { text: "from require" })
   return { require: "ok", node: process.versions.node, era: client.info.era, text: result.content[0].text }
-})
+}).pipe(Effect.scoped)
 
 if (typeof Stdio.spawn !== "function") throw new Error("presa-mcp/transport/Stdio: no spawn")
 Effect.runPromise(program).then(

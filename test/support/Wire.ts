@@ -296,8 +296,7 @@ export const checkedTransport = (
           yield* Ref.update(checked, (n) => n + 1)
           return response
         }),
-      notify: inner.notify,
-      close: inner.close
+      notify: inner.notify
     }
     return { transport, checked }
   })

@@ -21,7 +21,7 @@ import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
@@ -651,17 +651,18 @@ describe("Stdio.spawn (process lifetime)", () => {
       expect(after.reason).toBe("Closed")
     }))
 
-  it.scopedLive("close ends the process (stdin EOF), and later calls fail Closed", () =>
+  it.scopedLive("closing the Scope ends the process (stdin EOF), and later calls fail Closed", () =>
     Effect.gen(function*() {
-      const { transport, waitStderr } = yield* spawnFixture(SERVER)
+      const transportScope = yield* Scope.make()
+      const { transport, waitStderr } = yield* Scope.extend(spawnFixture(SERVER), transportScope)
       expect(yield* transport.request(JsonRpc.request(1, "ping"))).toEqual({ jsonrpc: "2.0", id: 1, result: {} })
-      yield* transport.close.pipe(Effect.timeout(WAIT))
+      yield* Scope.close(transportScope, Exit.void).pipe(Effect.timeout(WAIT))
       expect(isGone(transport.pid)).toBe(true)
       yield* waitStderr("stdin closed, exiting")
       expect((yield* Effect.flip(transport.request(JsonRpc.request(2, "ping")))).reason).toBe("Closed")
       expect((yield* Effect.flip(transport.notify(JsonRpc.notification("notifications/initialized")))).reason)
         .toBe("Closed")
-      yield* transport.close // idempotent
+      yield* Scope.close(transportScope, Exit.void) // idempotent
     }))
 
   it.live("interrupting the fiber that owns the Scope leaves no child behind", () =>
@@ -826,12 +827,16 @@ describe("Stdio.spawn (scripted peer)", () => {
       expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1))
     }))
 
-  it.scopedLive("close escalates to SIGTERM, then SIGKILL, for a server that ignores both EOF and SIGTERM", () =>
+  it.scopedLive("closing the Scope escalates to SIGTERM, then SIGKILL, for a server that ignores both EOF and SIGTERM", () =>
     Effect.gen(function*() {
-      const { transport, stderr } = yield* spawnFixture(FAKE, { args: ["--stubborn"], closeTimeout: "200 millis" })
+      const transportScope = yield* Scope.make()
+      const { transport, stderr } = yield* Scope.extend(
+        spawnFixture(FAKE, { args: ["--stubborn"], closeTimeout: "200 millis" }),
+        transportScope
+      )
       const hanging = yield* transport.request(JsonRpc.request(1, "hang")).pipe(Effect.fork)
       const started = Date.now()
-      yield* transport.close.pipe(Effect.timeout(WAIT))
+      yield* Scope.close(transportScope, Exit.void).pipe(Effect.timeout(WAIT))
       expect(Date.now() - started).toBeLessThan(3_000)
       expect(isGone(transport.pid)).toBe(true)
       expect((yield* Ref.get(stderr)).some((l) => l.includes("ignoring SIGTERM"))).toBe(true)

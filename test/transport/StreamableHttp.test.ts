@@ -824,13 +824,14 @@ describe("StreamableHttp.client against our server", () => {
       expect(get(echo, "result", "content", 0, "text")).toBe("echo: after")
     }))
 
-  it.scopedLive("legacy: initialize, session reuse, 404 → re-initialize and replay once, close → DELETE", () =>
+  it.scopedLive("legacy: initialize, session reuse, 404 → re-initialize and replay once, closing the Scope → DELETE", () =>
     Effect.gen(function*() {
       const probe = yield* makeProbe
       const server = yield* makeServer(probe)
       const { url } = yield* StreamableHttp.serve(server)
       const log: Array<Exchange> = []
-      const transport = yield* StreamableHttp.client({ url, fetch: recordingFetch(log) })
+      const transportScope = yield* Scope.make()
+      const transport = yield* Scope.extend(StreamableHttp.client({ url, fetch: recordingFetch(log) }), transportScope)
       const init = yield* bounded(transport.request(JsonRpc.request(1, "initialize", INIT_PARAMS)))
       expect(get(init, "result", "protocolVersion")).toBe(LEGACY)
       yield* bounded(transport.notify(JsonRpc.notification("notifications/initialized")))
@@ -863,7 +864,7 @@ describe("StreamableHttp.client against our server", () => {
       const discover = yield* bounded(transport.request(JsonRpc.request(4, "server/discover")))
       expect(get(discover, "error", "code")).toBe(-32601)
       expect(log.length).toBe(8)
-      yield* transport.close
+      yield* Scope.close(transportScope, Exit.void)
       expect(log[8]?.method).toBe("DELETE")
       expect(log[8]?.headers["mcp-session-id"]).toBe(newSid)
       expect(log[8]?.status).toBe(204)

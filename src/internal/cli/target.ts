@@ -201,7 +201,6 @@ export const connect = (
       versions: versionsOf(options.era),
       requestTimeout: timeout
     })
-    yield* Effect.addFinalizer(() => client.close)
     const hasTokens = auth === undefined || target._tag !== "Http"
       ? Effect.succeed(false)
       : Effect.map(auth.headers(target.url, "POST"), (headers) => headers.authorization !== undefined)

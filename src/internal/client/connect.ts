@@ -13,6 +13,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../JsonRpc.js"
 import type { CallError, Info, McpClient, Options } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
@@ -203,7 +204,7 @@ const callTool = (
   )
 
 /** The `McpClient` record over a connected client's state. */
-const assemble = (state: State, startedNanos: bigint): McpClient => {
+const assemble = (state: State): McpClient => {
   const { info, transport } = state
   const listTools = (cursor?: string) => Lists.listTools(state, cursor)
   const listResources = (cursor?: string) => Lists.listResources(state, cursor)
@@ -251,31 +252,39 @@ const assemble = (state: State, startedNanos: bigint): McpClient => {
     readSkill: (uri) => Skills.readSkill(state, uri),
     readSkillFile: (entry, uri) => Skills.readSkillFile(state, entry, uri),
     readDirectory: (uri) => Skills.readDirectory(state, uri),
-    tasks,
-    close: Effect.zipRight(
-      Effect.flatMap(
-        Ref.getAndSet(state.closed, true),
-        // A legacy session ends here (semantic-conventions-genai, docs/gen-ai/mcp.md, "Metrics").
-        (wasClosed) =>
-          wasClosed || state.isModern
-            ? Effect.void
-            : Telemetry.recordSession("client", startedNanos, info.protocolVersion, transport.peer)
-      ),
-      transport.close
-    )
+    tasks
   }
 }
 
-/** `McpClient.connect`: installs the answer to server→client requests, detects the era, assembles the client. */
+/**
+ * The end of a client's Scope: a listen is not re-established after it, and a legacy session's
+ * duration is recorded (semantic-conventions-genai, docs/gen-ai/mcp.md, "Metrics"). The transport
+ * is not touched: its own Scope owns it.
+ */
+const release = (state: State, startedNanos: bigint): Effect.Effect<void> =>
+  Effect.flatMap(
+    Ref.getAndSet(state.closed, true),
+    (wasClosed) =>
+      wasClosed || state.isModern
+        ? Effect.void
+        : Telemetry.recordSession("client", startedNanos, state.info.protocolVersion, state.transport.peer)
+  )
+
+/**
+ * `McpClient.connect`: installs the answer to server→client requests, detects the era, assembles
+ * the client; the client lives until the Scope closes.
+ */
 export const connect = (
   transport: ClientTransport,
   options: Options = {}
-): Effect.Effect<McpClient, CallError> =>
+): Effect.Effect<McpClient, CallError, Scope.Scope> =>
   Effect.gen(function*() {
     const startedNanos = yield* Clock.currentTimeNanos
     const setup = makeSetup(transport, options)
     if (transport.setRequestHandler !== undefined) yield* transport.setRequestHandler(setup.answerServer)
     const modern = modernVersions(setup.allowed)[0]
     const info = modern === undefined ? yield* handshake(setup) : yield* detect(setup, modern)
-    return assemble(yield* makeState(setup, info, Listen.DEFAULT_RELISTEN), startedNanos)
+    const state = yield* makeState(setup, info, Listen.DEFAULT_RELISTEN)
+    yield* Effect.addFinalizer(() => release(state, startedNanos))
+    return assemble(state)
   })

@@ -1,7 +1,9 @@
 /**
- * `RequestOptions.timeout` for transports whose request runs in the caller's fiber (in-process:
- * the server's handler; HTTP: the fetch and its stream): the request runs in one child fiber
- * next to a plain timer. (`Effect.timeoutFail` races two fibers, one of them a `sleep`.)
+ * `RequestOptions.timeout`: its bound in milliseconds and its failure, which the client
+ * connection core (`connection`) uses for stdio and HTTP; and `withTimeout` for the in-process
+ * transport, whose request runs in the caller's fiber (the server's handler): the request runs in
+ * one child fiber next to a plain timer. (`Effect.timeoutFail` races two fibers, one of them a
+ * `sleep`.)
  * @internal
  */
 import * as Duration from "effect/Duration"
@@ -12,6 +14,15 @@ import { TransportError } from "../../Transport.js"
 import { MAX_TIMER_MILLIS, rootFork, startTimer } from "../runtime.js"
 
 export { MAX_TIMER_MILLIS }
+
+/** `RequestOptions.timeout` in milliseconds; `undefined`: no bound (absent, infinite, or beyond a timer's range). */
+export const timeoutMillis = (timeout: Duration.DurationInput | undefined): number | undefined => {
+  if (timeout === undefined) return undefined
+  const duration = Duration.decode(timeout)
+  if (!Duration.isFinite(duration)) return undefined
+  const millis = Duration.toMillis(duration)
+  return millis > MAX_TIMER_MILLIS ? undefined : millis
+}
 
 /** The failure of a request past its `timeout`. */
 export const timeoutError = (method: string): TransportError =>

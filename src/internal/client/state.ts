@@ -62,7 +62,7 @@ export interface State extends Setup {
   readonly ownModernMeta: JsonRpc.JsonObject | undefined
   /** The result cache (`Options.cache`), else `undefined`. */
   readonly cache: Cache.Cache | undefined
-  /** Set by `client.close`: a listen is not re-established after it (the transport is gone). */
+  /** Set when the client's Scope closes: a listen is not re-established after it. */
   readonly closed: Ref.Ref<boolean>
   /** `Options.relisten` (default `DEFAULT_RELISTEN`), stopping once `closed` is set. */
   readonly relisten: Schedule.Schedule<unknown, CallError>

@@ -290,7 +290,7 @@ const clientOver = (
   transport: import("../../Transport.js").ClientTransport,
   input: InputOptions,
   options: FromConfigOptions
-): Effect.Effect<McpClient.McpClient, McpClient.CallError | Transport.TransportError> =>
+): Effect.Effect<McpClient.McpClient, McpClient.CallError | Transport.TransportError, Scope.Scope> =>
   McpClient.connect(transport, { relisten: Schedule.stop, ...options.client, ...input })
 
 /** The enabled entries as connectors, in the file's order. */

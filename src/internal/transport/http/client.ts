@@ -2,80 +2,38 @@
  * The Streamable HTTP client transport: one POST per message, JSON or SSE responses, modern
  * request headers (MCP 2026-07-28, Transports › Streamable HTTP; SEP-2243), the legacy session
  * with its 404 recovery and standalone GET stream (MCP 2025-11-25, Transports › Streamable HTTP).
- * Documented on `StreamableHttp.clientWith`. The parts, over one state record (`client/state`):
- * request headers (`client/headers`), one POST and its response (`client/post`, SSE parsing in
- * `client/sse`), server→client requests (`client/serverRequests`), the legacy session
- * (`client/session`) and its GET stream (`client/standalone`).
+ * Documented on `StreamableHttp.clientWith`. The parts, over one state record (`client/state`) and
+ * the client connection core (`internal/client/connection`: requests in flight, routing,
+ * server→client requests): the message-level protocol (`client/protocol`: a request is one POST
+ * exchange that feeds the core), request headers (`client/headers`), one POST and its response
+ * (`client/post`, SSE parsing in `client/sse`), the legacy session (`client/session`) and its
+ * GET stream (`client/standalone`).
  *
  * @internal
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
-import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import type * as JsonRpc from "../../../JsonRpc.js"
-import * as McpSchema from "../../../McpSchema.js"
-import { type ClientTransport, type RequestOptions, TransportError } from "../../../Transport.js"
+import type { ClientTransport } from "../../../Transport.js"
 import type { ClientOptions } from "../../../transport/StreamableHttp.js"
-import { withTimeout } from "../../client/deadline.js"
+import * as Core from "../../client/connection.js"
 import type * as Telemetry from "../../telemetry.js"
-import { withAuthorization } from "./client/auth.js"
-import { notify, observe, send } from "./client/post.js"
-import { cancelLegacy, close, recover } from "./client/session.js"
-import { sessionNotifications, standing } from "./client/standalone.js"
-import { type Client, closedError, http404, make as makeState } from "./client/state.js"
-
-/** A request under `ClientOptions.auth` (see `client/auth`). */
-const authorized = (
-  client: Client,
-  message: JsonRpc.Request,
-  requestOptions?: RequestOptions
-): Effect.Effect<JsonRpc.Response, TransportError> =>
-  withAuthorization(client, message.method, "POST", exchange(client, message, requestOptions))
-
-/** A request, resent once after re-initializing when the legacy session was gone. */
-const exchange = (
-  client: Client,
-  message: JsonRpc.Request,
-  requestOptions?: RequestOptions
-): Effect.Effect<JsonRpc.Response, TransportError> =>
-  Effect.gen(function*() {
-    const st = yield* Ref.get(client.state)
-    if (st.closed) return yield* closedError()
-    let outcome = yield* send(client, message, st, requestOptions).pipe(
-      Effect.onInterrupt(() => cancelLegacy(client, message, st))
-    )
-    if (outcome._tag === "SessionGone" && st.sessionId !== undefined) {
-      yield* recover(client, st.sessionId)
-      const renewed = yield* Ref.get(client.state)
-      outcome = yield* send(client, message, renewed, requestOptions).pipe(
-        Effect.onInterrupt(() => cancelLegacy(client, message, renewed))
-      )
-    }
-    if (outcome._tag === "SessionGone") {
-      return yield* http404("the session was not found, even after re-initialization")
-    }
-    yield* observe(client, message, outcome)
-    return outcome.response
-  })
+import * as Protocol from "./client/protocol.js"
+import { type Client, make as makeState } from "./client/state.js"
 
 export const make = (
   options: ClientOptions
 ): Effect.Effect<ClientTransport, never, Scope.Scope | HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const client = yield* makeState(options)
-    const closeClient = close(client)
-    yield* Effect.addFinalizer(() => closeClient)
+    const base = yield* makeState(options)
+    const connection = yield* Core.make({}, (connection) => Protocol.make(Object.assign(base, { connection })))
+    const client: Client = Object.assign(base, { connection })
+    yield* Effect.addFinalizer(() => Protocol.close(client))
     return {
-      request: (message, requestOptions) =>
-        withTimeout(authorized(client, message, requestOptions), message.method, requestOptions?.timeout),
-      notify: (message) =>
-        message.method === McpSchema.Method.initialized
-          ? Effect.zipRight(notify(client, message), standing(client))
-          : notify(client, message),
-      close: closeClient,
-      setRequestHandler: client.handlers.set,
-      sessionNotifications: sessionNotifications(client),
+      request: (message, requestOptions) => Protocol.request(client, message, requestOptions),
+      notify: (message) => Protocol.notifyThen(client, message),
+      setRequestHandler: connection.handlers.set,
+      sessionNotifications: Core.sessionNotifications(connection),
       peer: peerOf(client.url)
     }
   })

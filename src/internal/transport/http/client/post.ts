@@ -18,12 +18,12 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import * as McpSchema from "../../../../McpSchema.js"
-import { type RequestOptions, TransportError } from "../../../../Transport.js"
+import { TransportError } from "../../../../Transport.js"
+import * as Core from "../../../client/connection.js"
 import * as H from "../../../server/headerAgreement.js"
 import * as Http from "../wire.js"
 import { modernVersionOf, protocolHeaders } from "./headers.js"
-import { answerServer, serverCancelled } from "./serverRequests.js"
-import { sseEvents } from "./sse.js"
+import { sseMessages } from "./sse.js"
 import { type Client, closedError, drain, post, type State, transportError } from "./state.js"
 
 /** What one POST of a request brought back. */
@@ -45,37 +45,37 @@ const bearerParams = (header: string): Readonly<Record<string, string | undefine
 const attribute = (response: JsonRpc.Response, id: JsonRpc.RequestId): JsonRpc.Response =>
   JsonRpc.isErrorResponse(response) ? { jsonrpc: "2.0", id, error: response.error } : response
 
-/** A request's SSE response: its notifications go to `onNotification`, it ends with the response. */
+/**
+ * A request's SSE response: what it carries before the response goes to the connection core as
+ * this request's (notifications to its `onNotification`, server→client requests to its
+ * `onRequest` first); it ends with the response, which is returned (not settled: the caller
+ * learns from it first).
+ */
 const readSse = (
   client: Client,
   response: HttpClientResponse.HttpClientResponse,
-  id: JsonRpc.RequestId,
-  requestOptions: RequestOptions | undefined
+  id: JsonRpc.RequestId
 ): Effect.Effect<JsonRpc.Response, TransportError> =>
-  sseEvents(Stream.mapError(response.stream, transportError(client, "reading the SSE stream of")), client.maxBytes)
+  sseMessages(Stream.mapError(response.stream, transportError(client, "reading the SSE stream of")), client.maxBytes)
     .pipe(
-      Stream.mapEffect((event): Effect.Effect<Option.Option<JsonRpc.Response>> => {
-        if (event.data.trim() === "") return Effect.succeedNone
-        const c = JsonRpc.parse(event.data)
+      Stream.mapEffect((c): Effect.Effect<Option.Option<JsonRpc.Response>> => {
+        if (
+          c._tag === "Response" &&
+          (c.message.id === id || (JsonRpc.isErrorResponse(c.message) && c.message.id === undefined))
+        ) {
+          return Effect.succeed(Option.some(attribute(c.message, id)))
+        }
         switch (c._tag) {
-          case "Notification": {
-            const deliver = requestOptions?.onNotification
-            return Effect.zipRight(
-              serverCancelled(client, c.message),
-              deliver === undefined ? Effect.void : deliver(c.message)
-            ).pipe(Effect.as(Option.none()))
-          }
-          case "Response": {
-            const r = c.message
-            if (r.id === id || (JsonRpc.isErrorResponse(r) && r.id === undefined)) {
-              return Effect.succeed(Option.some(attribute(r, id)))
-            }
-            return Effect.as(Effect.logDebug(`Streamable HTTP: ignoring a response for id ${r.id}`), Option.none())
-          }
-          case "Request":
-            return Effect.as(answerServer(client, c.message, requestOptions?.onRequest), Option.none())
+          case "Response":
+            // another request's reply belongs to that request's own stream
+            return Effect.as(
+              Effect.logDebug(`Streamable HTTP: ignoring a response for id ${c.message.id}`),
+              Option.none()
+            )
           case "Invalid":
             return Effect.as(Effect.logWarning("Streamable HTTP: ignoring an invalid SSE message"), Option.none())
+          default:
+            return Effect.as(Core.receive(client.connection, c, id), Option.none())
         }
       }),
       Stream.filterMap((o) => o),
@@ -122,8 +122,7 @@ export const challengeOf = (
 export const send = (
   client: Client,
   message: JsonRpc.Request,
-  st: State,
-  requestOptions: RequestOptions | undefined
+  st: State
 ): Effect.Effect<Outcome, TransportError> =>
   Effect.gen(function*() {
     const extra = yield* protocolHeaders(client, message, st)
@@ -135,7 +134,7 @@ export const send = (
     if (ok && Http.mediaTypeOf(response.headers["content-type"]) === Http.SSE_TYPE) {
       return {
         _tag: "Response",
-        response: yield* readSse(client, response, message.id, requestOptions),
+        response: yield* readSse(client, response, message.id),
         sessionId
       } as const
     }

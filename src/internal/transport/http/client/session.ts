@@ -29,7 +29,7 @@ export const recover = (client: Client, stale: string): Effect.Effect<void, Tran
       client.state,
       (s) => ({ ...s, sessionId: undefined, protocolVersion: undefined })
     )
-    const outcome = yield* send(client, st.init, cleared, undefined)
+    const outcome = yield* send(client, st.init, cleared)
     if (outcome._tag !== "Response" || JsonRpc.isErrorResponse(outcome.response)) {
       return yield* http404("the session expired and re-initialization failed")
     }

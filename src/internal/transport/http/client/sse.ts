@@ -7,6 +7,7 @@
 import * as Sse from "@effect/experimental/Sse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../../../JsonRpc.js"
 import { TransportError } from "../../../../Transport.js"
 
 /** Parses an SSE byte stream with `@effect/experimental/Sse` (events bounded in UTF-16 code units; `retry` ignored). */
@@ -39,3 +40,17 @@ export const sseEvents = <E>(
       Stream.flattenIterables
     )
   })
+
+/**
+ * The JSON-RPC messages of an SSE body, each classified once (an event without data is a
+ * keep-alive). Every SSE response the client reads (a request's POST, the standalone GET) goes
+ * through here: the seam where an event's `id` would be kept for resumption (`Last-Event-ID`).
+ */
+export const sseMessages = <E>(
+  bytes: Stream.Stream<Uint8Array, E>,
+  maxEventSize: number
+): Stream.Stream<JsonRpc.Classified, E | TransportError> =>
+  sseEvents(bytes, maxEventSize).pipe(
+    Stream.filter((event) => event.data.trim() !== ""),
+    Stream.map((event) => JsonRpc.parse(event.data))
+  )

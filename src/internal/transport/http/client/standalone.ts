@@ -15,21 +15,19 @@ import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Take from "effect/Take"
 import * as JsonRpc from "../../../../JsonRpc.js"
-import { type ClientTransport, TransportError } from "../../../../Transport.js"
+import { TransportError } from "../../../../Transport.js"
+import * as Core from "../../../client/connection.js"
 import * as Http from "../wire.js"
 import { withAuthorization } from "./auth.js"
 import { sessionHeaders } from "./headers.js"
 import { challengeOf } from "./post.js"
-import { answerServer, serverCancelled } from "./serverRequests.js"
 import { recover } from "./session.js"
-import { sseEvents } from "./sse.js"
+import { sseMessages } from "./sse.js"
 import { type Client, closedError, drain, type Hub, transportError, userHeaders } from "./state.js"
 
 const openHub = (client: Client): Effect.Effect<Hub, TransportError> =>
@@ -70,7 +68,6 @@ const openHub = (client: Client): Effect.Effect<Hub, TransportError> =>
       })
     }
     return {
-      pubsub: yield* PubSub.unbounded<Take.Take<JsonRpc.Notification, TransportError>>(),
       scope,
       response,
       users: yield* Ref.make(0),
@@ -94,34 +91,28 @@ const openHubRecovering = (client: Client): Effect.Effect<Hub, TransportError> =
     )
   })
 
-/** Reads the GET stream into the hub's PubSub until it ends, then marks the hub done. */
+/**
+ * Reads the GET stream into the connection core until it ends (notifications no request takes
+ * go to the session feed, server requests are answered), then marks the hub done and ends the
+ * session streams with the stream's end.
+ */
 const runHub = (client: Client, h: Hub): Effect.Effect<void> =>
-  sseEvents(
-    Stream.mapError(h.response.stream, transportError(client, "reading the standalone SSE stream of")),
-    client.maxBytes
+  Core.run(
+    client.connection,
+    sseMessages(
+      Stream.mapError(h.response.stream, transportError(client, "reading the standalone SSE stream of")),
+      client.maxBytes
+    ).pipe(
+      Stream.tap((c) =>
+        c._tag === "Response"
+          ? Effect.logDebug("Streamable HTTP: ignoring a response on the standalone stream")
+          : Effect.void
+      ),
+      Stream.filter((c) => c._tag !== "Response")
+    )
   ).pipe(
-    Stream.runForEach((event): Effect.Effect<void> => {
-      if (event.data.trim() === "") return Effect.void
-      const c = JsonRpc.parse(event.data)
-      switch (c._tag) {
-        case "Notification":
-          return Effect.zipRight(serverCancelled(client, c.message), PubSub.publish(h.pubsub, Take.of(c.message)))
-        case "Request":
-          return answerServer(client, c.message, undefined)
-        case "Response":
-          return Effect.logDebug("Streamable HTTP: ignoring a response on the standalone stream")
-        case "Invalid":
-          return Effect.logWarning("Streamable HTTP: ignoring an invalid message on the standalone stream")
-      }
-    }),
     Effect.exit,
-    Effect.flatMap((exit) =>
-      Effect.zipRight(
-        Ref.set(h.done, true),
-        PubSub.publish(h.pubsub, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))
-      )
-    ),
-    Effect.asVoid
+    Effect.flatMap((exit) => Effect.zipRight(Ref.set(h.done, true), Core.endSession(client.connection, exit)))
   )
 
 const release = (client: Client, h: Hub): Effect.Effect<void> =>
@@ -132,27 +123,26 @@ const release = (client: Client, h: Hub): Effect.Effect<void> =>
     yield* Scope.close(h.scope, Exit.void)
   }))
 
-/** The transport's `sessionNotifications`: a subscription to the shared GET stream. */
-export const sessionNotifications = (client: Client): NonNullable<ClientTransport["sessionNotifications"]> =>
-  Effect.gen(function*() {
-    const { subscription } = yield* Effect.acquireRelease(
-      client.hubLock.withPermits(1)(Effect.gen(function*() {
-        const current = yield* Ref.get(client.hub)
-        const reusable = Option.isSome(current) && !(yield* Ref.get(current.value.done))
-        const h = reusable && Option.isSome(current) ? current.value : yield* openHubRecovering(client)
-        yield* Ref.update(h.users, (n) => n + 1)
-        const subscription = yield* PubSub.subscribe(h.pubsub)
-        if (!reusable) {
-          yield* Ref.set(client.hub, Option.some(h))
-          // forked from an uninterruptible region: make the reader interruptible again
-          yield* Effect.forkIn(Effect.interruptible(runHub(client, h)), h.scope)
-        }
-        return { h, subscription }
-      })),
-      ({ h }) => release(client, h)
-    )
-    return Stream.fromQueue(subscription).pipe(Stream.flattenTake)
-  })
+/**
+ * The protocol's `listen`: a use of the shared GET stream for as long as the Scope is open (the
+ * core subscribes to its session feed first).
+ */
+export const listen = (client: Client): Effect.Effect<void, TransportError, Scope.Scope> =>
+  Effect.asVoid(Effect.acquireRelease(
+    client.hubLock.withPermits(1)(Effect.gen(function*() {
+      const current = yield* Ref.get(client.hub)
+      const reusable = Option.isSome(current) && !(yield* Ref.get(current.value.done))
+      const h = reusable && Option.isSome(current) ? current.value : yield* openHubRecovering(client)
+      yield* Ref.update(h.users, (n) => n + 1)
+      if (!reusable) {
+        yield* Ref.set(client.hub, Option.some(h))
+        // forked from an uninterruptible region: make the reader interruptible again
+        yield* Effect.forkIn(Effect.interruptible(runHub(client, h)), h.scope)
+      }
+      return h
+    })),
+    (h) => release(client, h)
+  ))
 
 /** The client capabilities under which a server sends requests of its own (MCP 2025-11-25, Client Features). */
 const INPUT_CAPABILITIES = ["elicitation", "sampling", "roots"] as const
@@ -192,7 +182,7 @@ export const standing = (client: Client): Effect.Effect<void> =>
     if (st.closed || st.sessionId === undefined || !declaresInput(st.init)) return
     const open = Effect.gen(function*() {
       const scope = yield* Scope.fork(client.scope, ExecutionStrategy.sequential)
-      const notifications = yield* Scope.extend(sessionNotifications(client), scope).pipe(
+      const notifications = yield* Scope.extend(Core.sessionNotifications(client.connection), scope).pipe(
         Effect.onError(() => Scope.close(scope, Exit.void))
       )
       return { scope, notifications }

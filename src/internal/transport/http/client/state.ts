@@ -1,7 +1,6 @@
 /**
  * The Streamable HTTP client's state record: what `make` sets up once, passed explicitly to the
- * plain functions of the other parts (`headers`, `post`, `serverRequests`, `session`,
- * `standalone`), and the raw HTTP steps they share (POST, reading a body away). Documented on
+ * plain functions of the other parts (`headers`, `post`, `protocol`, `session`, `standalone`), and the raw HTTP steps they share (POST, reading a body away). Documented on
  * `StreamableHttp.clientWith`.
  *
  * @internal
@@ -11,18 +10,17 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberMap from "effect/FiberMap"
+import type * as Fiber from "effect/Fiber"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import type * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
+import type * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as Take from "effect/Take"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import { TransportError } from "../../../../Transport.js"
 import type { ClientOptions } from "../../../../transport/StreamableHttp.js"
-import { makeRequestHandlers, type RequestHandlers } from "../../../client/requestHandlers.js"
+import type * as Core from "../../../client/connection.js"
 import * as Http from "../wire.js"
 
 /** Default `ClientOptions.maxMessageBytes`: 16 MiB. */
@@ -47,7 +45,6 @@ export interface State {
 
 /** The legacy standalone GET stream, shared by every `sessionNotifications` subscriber. */
 export interface Hub {
-  readonly pubsub: PubSub.PubSub<Take.Take<JsonRpc.Notification, TransportError>>
   readonly scope: Scope.CloseableScope
   readonly response: HttpClientResponse.HttpClientResponse
   readonly users: Ref.Ref<number>
@@ -55,8 +52,8 @@ export interface Hub {
   readonly done: Ref.Ref<boolean>
 }
 
-/** The state record of one Streamable HTTP client transport. */
-export interface Client {
+/** The state record of one Streamable HTTP client transport, but its connection core. */
+export interface Base {
   readonly options: ClientOptions
   readonly http: HttpClient.HttpClient
   /** The transport's scope: background cancellations run in it. */
@@ -70,21 +67,27 @@ export interface Client {
   readonly schemas: Ref.Ref<HashMap.HashMap<string, JsonRpc.JsonObject>>
   /** One legacy session recovery at a time. */
   readonly recovering: Effect.Semaphore
-  /** Answers server→client requests (legacy). */
-  readonly handlers: RequestHandlers
   /**
-   * Server→client requests being answered, by the server's id (its `notifications/cancelled`
-   * interrupts the answer).
+   * The POST exchange of each request in flight, by id: a fiber started in the step that entered
+   * the request in the core's table (with the caller's context), interrupted when the caller gives
+   * the request up or the transport closes. A plain Map, as the core's table.
    */
-  readonly serverRequests: FiberMap.FiberMap<JsonRpc.RequestId>
+  readonly exchanges: Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>
+  /** The transport's runtime (context of `make`): background steps run in it. */
+  readonly runtime: Runtime.Runtime<never>
   /** The open standalone GET stream, if any. */
   readonly hub: Ref.Ref<Option.Option<Hub>>
   /** Guards opening and releasing {@link hub}. */
   readonly hubLock: Effect.Semaphore
 }
 
+/** The state record with the connection core the transport speaks through (`client/protocol`). */
+export interface Client extends Base {
+  readonly connection: Core.Connection
+}
+
 /** The state record, in the transport's scope. */
-export const make = (options: ClientOptions): Effect.Effect<Client, never, Scope.Scope | HttpClient.HttpClient> =>
+export const make = (options: ClientOptions): Effect.Effect<Base, never, Scope.Scope | HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient
     const scope = yield* Effect.scope
@@ -104,8 +107,8 @@ export const make = (options: ClientOptions): Effect.Effect<Client, never, Scope
       }),
       schemas: yield* Ref.make(HashMap.empty<string, JsonRpc.JsonObject>()),
       recovering: yield* Effect.makeSemaphore(1),
-      handlers: yield* makeRequestHandlers(undefined),
-      serverRequests: yield* FiberMap.make<JsonRpc.RequestId>(),
+      exchanges: new Map(),
+      runtime: yield* Effect.runtime<never>(),
       hub: yield* Ref.make(Option.none<Hub>()),
       hubLock: yield* Effect.makeSemaphore(1)
     }

@@ -13,7 +13,6 @@ import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberMap from "effect/FiberMap"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -22,10 +21,11 @@ import * as Scope from "effect/Scope"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import * as McpSchema from "../../../../McpSchema.js"
 import { TransportError } from "../../../../Transport.js"
+import * as Core from "../../../client/connection.js"
 import * as ChildProcess from "../../../node/childProcess.js"
 import { rootFork } from "../../../runtime.js"
+import { sendOn, writeTo } from "./protocol.js"
 import { readStderr, readStdout } from "./reading.js"
-import { failPending, requestOn, sendOn } from "./requests.js"
 import { type Client, closedError, type Connection, EXIT_GRACE, type Lifecycle, REPLAY_TIMEOUT } from "./state.js"
 
 /** The lifecycle, read in one step. */
@@ -57,7 +57,7 @@ const closeForGood = (client: Client, error: TransportError): Effect.Effect<void
   Effect.gen(function*() {
     const previous = yield* markClosed(client, error)
     yield* Deferred.fail(previous.connection, previous.closed ?? error)
-    yield* failPending(client, previous.closed ?? error)
+    yield* Core.end(client.connection, previous.closed ?? error)
   })
 
 /** One process, as {@link lost} needs it. */
@@ -72,7 +72,6 @@ const lost = (client: Client, running: Running, error: TransportError): Effect.E
   Effect.gen(function*() {
     if (!(yield* Deferred.fail(running.ended, error))) return
     running.writer.stop()
-    yield* FiberMap.clear(client.serverRequests)
     const st = yield* lifecycleOf(client)
     if (st.closed !== undefined || client.options.restart === undefined) return yield* closeForGood(client, error)
     const next = yield* Deferred.make<Connection, TransportError>()
@@ -82,7 +81,8 @@ const lost = (client: Client, running: Running, error: TransportError): Effect.E
         (s): Lifecycle => s.closed === undefined ? { ...s, connection: next, running: undefined } : s
       )
     )
-    yield* failPending(client, error)
+    // after the lifecycle moved on: a session stream subscribing now waits for the next process
+    yield* Core.lost(client.connection, error)
     yield* Effect.forkIn(Effect.interruptible(restart(client, error, running.scope, next)), client.scope)
   }).pipe(Effect.uninterruptible)
 
@@ -155,7 +155,7 @@ const start = (client: Client): Effect.Effect<Connection, TransportError> =>
     )
 
     const runFork = rootFork(yield* Effect.runtime<never>())
-    const reader = yield* readStdout(client, child.stdout, writer.send, runFork).pipe(
+    const reader = yield* readStdout(client, child.stdout, runFork).pipe(
       Effect.catchAll((cause) => Effect.logDebug("reading the server's stdout failed", cause)),
       Effect.ensuring(lost(client, self, closedError("the server closed its stdout"))),
       fork
@@ -207,7 +207,7 @@ const startAndReplay = (client: Client): Effect.Effect<Connection, TransportErro
       return connection
     }
     const replay = Effect.gen(function*() {
-      const response = yield* requestOn(client, connection, init).pipe(
+      const response = yield* Core.request(client.connection, init, undefined, writeTo(connection)).pipe(
         Effect.timeoutFail({
           duration: REPLAY_TIMEOUT,
           onTimeout: () => closedError("the restarted server did not answer initialize")

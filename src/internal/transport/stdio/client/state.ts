@@ -1,7 +1,7 @@
 /**
  * The stdio client's state record: everything `spawn` sets up once, passed explicitly to the
- * plain functions of the request table (`requests`), the reader (`reading`) and the process
- * lifecycle (`lifecycle`). Documented on `Stdio.spawn`.
+ * plain functions of the protocol over the connection core (`protocol`), the reader (`reading`)
+ * and the process lifecycle (`lifecycle`). Documented on `Stdio.spawn`.
  *
  * @internal
  */
@@ -9,16 +9,13 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
-import type * as Exit from "effect/Exit"
-import * as FiberMap from "effect/FiberMap"
 import * as MutableRef from "effect/MutableRef"
-import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import type * as JsonRpc from "../../../../JsonRpc.js"
 import { TransportError } from "../../../../Transport.js"
 import type { SpawnOptions } from "../../../../transport/Stdio.js"
-import { makeRequestHandlers, type RequestHandlers } from "../../../client/requestHandlers.js"
+import type * as Core from "../../../client/connection.js"
 import type * as ChildProcess from "../../../node/childProcess.js"
 
 /** Default bound of one line read from the server: 64 MiB. */
@@ -31,17 +28,6 @@ export const DEFAULT_CLOSE_TIMEOUT: Duration.DurationInput = "2 seconds"
 export const EXIT_GRACE: Duration.DurationInput = "1 second"
 /** How long a replayed `initialize` (after a restart) may take. */
 export const REPLAY_TIMEOUT: Duration.DurationInput = "10 seconds"
-
-/** A request in flight: its waiter and where its notifications go. */
-export interface Pending {
-  /**
-   * Resumes the waiting caller with the outcome and stops the request's deadline timer. Call it
-   * once the entry was taken out of `Client.pending` (so at most once).
-   */
-  readonly settle: (exit: Exit.Exit<JsonRpc.Response, TransportError>) => void
-  readonly progressToken: JsonRpc.RequestId | undefined
-  readonly onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined
-}
 
 /** One server process and the fibers that read and write it. */
 export interface Connection {
@@ -78,8 +64,8 @@ export interface Handshake {
   readonly initialized: boolean
 }
 
-/** The state record of one stdio client transport. */
-export interface Client {
+/** The state record of one stdio client transport, but its connection core. */
+export interface Base {
   readonly options: SpawnOptions
   readonly spawnProcess: ChildProcess.SpawnProcess
   readonly spec: ChildProcess.Spec
@@ -101,24 +87,14 @@ export interface Client {
    * session 8").
    */
   readonly lifecycle: MutableRef.MutableRef<Lifecycle>
-  /**
-   * The requests in flight, by id. A plain Map: every access is one synchronous step, and the
-   * reader resumes a waiter (`Pending.settle`) straight from it (no fiber or queue per request).
-   */
-  readonly pending: Map<JsonRpc.RequestId, Pending>
-  /** Answers server→client requests (legacy). */
-  readonly handlers: RequestHandlers
-  /**
-   * Server→client requests being answered, each in its own fiber keyed by the server's id, so a
-   * slow answer (a user filling a form) never holds up the reader, and the server's
-   * `notifications/cancelled` can interrupt it.
-   */
-  readonly serverRequests: FiberMap.FiberMap<JsonRpc.RequestId>
-  /** Notifications that belong to no request in flight, for `sessionNotifications`. */
-  readonly unsolicited: PubSub.PubSub<JsonRpc.Notification>
   readonly handshake: Ref.Ref<Handshake>
   /** The pid of the current process (`-1` before the first starts); mutable, read by `pid`. */
   pid: number
+}
+
+/** The state record with the connection core the transport speaks through (`client/protocol`). */
+export interface Client extends Base {
+  readonly connection: Core.Connection
 }
 
 export const closedError = (message: string): TransportError => new TransportError({ reason: "Closed", message })
@@ -127,7 +103,7 @@ export const closedError = (message: string): TransportError => new TransportErr
 export const make = (
   options: SpawnOptions,
   spawnProcess: ChildProcess.SpawnProcess
-): Effect.Effect<Client, never, Scope.Scope> =>
+): Effect.Effect<Base, never, Scope.Scope> =>
   Effect.gen(function*() {
     const onStderr = options.stderr === undefined || options.stderr === "inherit" ? undefined : options.stderr
     const scope = yield* Effect.scope
@@ -153,10 +129,6 @@ export const make = (
       scope,
       processes,
       lifecycle,
-      pending: new Map(),
-      handlers: yield* makeRequestHandlers(options.onRequest),
-      serverRequests: yield* FiberMap.make<JsonRpc.RequestId>(),
-      unsolicited: yield* PubSub.unbounded<JsonRpc.Notification>(),
       handshake: yield* Ref.make<Handshake>({ init: undefined, initialized: false }),
       pid: -1
     }
