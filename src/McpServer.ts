@@ -24,6 +24,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Errors from "./Errors.js"
+import { erase } from "./internal/erase.js"
 import * as internal from "./internal/server/dispatch.js"
 import * as Headers from "./internal/server/headerAgreement.js"
 import * as Provide from "./internal/server/provide.js"
@@ -658,13 +659,15 @@ export const part = <P extends Part.Any | Effect.Effect<Part.Any, unknown, unkno
   }))
   // The part's own requirements and errors are erased above (its type is a union of a record
   // and an Effect); the signature states them.
-  return layer as Layer.Layer<
-    never,
-    DefinitionError | (P extends Effect.Effect<infer _A, infer E, infer _R> ? E : never),
-    | McpServer
-    | Exclude<Part.Services<P>, RequestContext>
-    | Exclude<P extends Effect.Effect<infer _A, infer _E, infer R> ? R : never, Scope.Scope>
-  >
+  return erase<
+    Layer.Layer<
+      never,
+      DefinitionError | (P extends Effect.Effect<infer _A, infer E, infer _R> ? E : never),
+      | McpServer
+      | Exclude<Part.Services<P>, RequestContext>
+      | Exclude<P extends Effect.Effect<infer _A, infer _E, infer R> ? R : never, Scope.Scope>
+    >
+  >(layer)
 }
 
 /**

@@ -345,7 +345,11 @@ const TaskRecordSchema = Schema.Struct({
   inputRequests: Schema.optional(Schema.Record({
     key: Schema.String,
     value: Schema.Struct({
-      method: Schema.Literal("elicitation/create", "sampling/createMessage", "roots/list"),
+      method: Schema.Literal(
+        McpSchema.ClientMethod.elicitationCreate,
+        McpSchema.ClientMethod.samplingCreateMessage,
+        McpSchema.ClientMethod.rootsList
+      ),
       params: Schema.optionalWith(Json, { exact: true })
     })
   })),

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
@@ -16,6 +17,8 @@ import * as SchemaAST from "effect/SchemaAST"
 import { Blocks } from "./Content.js"
 import { type HandlerResult, lift, type Services as HandlerServices } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
+import { erase } from "./internal/erase.js"
+import * as ToolArguments from "./internal/server/toolArguments.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
@@ -168,15 +171,18 @@ export type Services<T> = T extends { readonly handler: infer H } ? HandlerServi
  */
 export const fromJsonSchema = <R = never>(tool: JsonTool<R>): JsonTool<Exclude<R, RequestContext>> =>
   // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
-  tool as JsonTool<Exclude<R, RequestContext>>
+  erase<JsonTool<Exclude<R, RequestContext>>>(tool)
 
 /**
  * Defines a tool from Effect Schemas: the handler gets its arguments decoded with `parameters`,
  * typed `A` (no `parameters`: no arguments, `{}`). `inputSchema` (and `outputSchema` from
  * `success`) are derived with `JSONSchema.make` (2020-12 target, `$schema` left out so the MCP
- * default dialect applies). The server validates arguments against that JSON Schema first (the same
- * messages as a {@link fromJsonSchema} tool), then decodes them with `parameters`; a decode failure
- * is an `isError` result `Invalid arguments at <pointer>: <message>`. With `success`, the handler's
+ * default dialect applies). The server checks the arguments once, with the `parameters` decode
+ * (excess properties refused, as the derived `additionalProperties: false` says); a call it refuses
+ * is an `isError` result whose text is the built-in validator's on the derived JSON Schema when that
+ * finds the problem (the same messages as a {@link fromJsonSchema} tool), else the decode's
+ * `Invalid arguments at <pointer>: <message>`. With a custom `validator` the server runs it first,
+ * as for any tool; with `validate: false` only the decode checks. With `success`, the handler's
  * value is encoded with it and sent as `structuredContent` (plus its JSON as text; a non-object
  * success is sent as `{value}`). Infers the services `R` its handler needs besides
  * `RequestContext`.
@@ -220,9 +226,22 @@ export const make: {
     : wrapOutput
     ? { type: "object", properties: { value: derivedOutput }, required: ["value"] }
     : derivedOutput
+  const inputSchema = parameters === undefined ? EMPTY_OBJECT : deriveInputSchema(parameters)
+  // The handler once the arguments are decoded.
+  const run = (value: A, ctx: RequestContextShape) =>
+    lift(() => handler(value, ctx)).pipe(
+      Effect.flatMap((out): Effect.Effect<ToolReturn> =>
+        encode === undefined || !isSuccessValue(out)
+          ? Effect.succeed(asToolReturn(out))
+          : encode(out as O).pipe(
+            Effect.orDie,
+            Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
+          )
+      )
+    )
   const compiled: JsonTool<R> = {
     ...common,
-    inputSchema: parameters === undefined ? EMPTY_OBJECT : deriveInputSchema(parameters),
+    inputSchema,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     handler: (args, ctx) =>
       (decode === undefined
@@ -230,18 +249,13 @@ export const make: {
         ? Effect.succeed(NO_ARGUMENTS as A)
         : decode(args).pipe(
           Effect.mapError((e) => new ToolError({ message: formatParseError("Invalid arguments", e) }))
-        )).pipe(
-          Effect.flatMap((value) => lift(() => handler(value, ctx))),
-          Effect.flatMap((out): Effect.Effect<ToolReturn> =>
-            encode === undefined || !isSuccessValue(out)
-              ? Effect.succeed(asToolReturn(out))
-              : encode(out as O).pipe(
-                Effect.orDie,
-                Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
-              )
-          )
-        )
+        )).pipe(Effect.flatMap((value) => run(value, ctx)))
   }
+  // The server validates these arguments with the Schema decode alone (internal/server/toolArguments.ts).
+  const decodeStrict = parameters === undefined
+    ? () => Either.right(NO_ARGUMENTS as A)
+    : S.decodeUnknownEither(parameters, { onExcessProperty: "error" })
+  ToolArguments.register(compiled.handler, { inputSchema, decode: decodeStrict, run })
   return fromJsonSchema(compiled)
 }
 
