@@ -150,7 +150,7 @@ export type Services<T> = T extends { readonly handler: infer H } ? HandlerServi
 /**
  * Defines a tool from a raw JSON Schema (`inputSchema`, `outputSchema`): the handler gets the
  * arguments as a `JsonObject` that the server has validated against `inputSchema` (an invalid call
- * is -32602 in the 2026-07-28 era, an `isError` result in the legacy era; SEP-1303). Identity at
+ * is an `isError` result `Invalid arguments at <pointer>: <message>`, in every era; SEP-1303). Identity at
  * run time; infers the services `R` its handler needs besides `RequestContext`. Use it for a schema
  * that comes from elsewhere (a proxy, a file, a spec fixture); {@link make} derives the schema from
  * an Effect Schema and types the arguments.
