@@ -298,7 +298,7 @@ export const dispatch: (
   message: unknown,
   options?: DispatchOptions
 ) => Effect.Effect<Option.Option<Reply>> = (server, message, options) =>
-  Effect.suspend(() => internal.dispatch(Service.internal(server), message, options))
+  Service.withInternal(server, (s) => internal.dispatch(s, message, options))
 
 /**
  * The core: one JSON-RPC message in, at most one out. `message` is any decoded JSON value;
@@ -312,8 +312,9 @@ export const handleMessage = (
   message: unknown,
   options?: DispatchOptions
 ): Effect.Effect<Option.Option<JsonRpc.Response>> =>
-  Effect.suspend(() =>
-    Effect.map(internal.dispatch(Service.internal(server), message, options), Option.map((r) => r.message))
+  Service.withInternal(
+    server,
+    (s) => Effect.map(internal.dispatch(s, message, options), Option.map((r) => r.message))
   )
 
 /**
@@ -713,7 +714,7 @@ export const sessionNotifications = (
   server: McpServer,
   session: Session
 ): Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope> =>
-  Effect.suspend(() => internal.sessionNotifications(Service.internal(server), session))
+  Service.withInternal(server, (s) => internal.sessionNotifications(s, session))
 
 /**
  * Sends progress for the request in flight (see `RequestContextShape.progress`): only with a

@@ -227,18 +227,28 @@ export const make: {
     ? { type: "object", properties: { value: derivedOutput }, required: ["value"] }
     : derivedOutput
   const inputSchema = parameters === undefined ? EMPTY_OBJECT : deriveInputSchema(parameters)
-  // The handler once the arguments are decoded.
-  const run = (value: A, ctx: RequestContextShape) =>
-    lift(() => handler(value, ctx)).pipe(
-      Effect.flatMap((out): Effect.Effect<ToolReturn> =>
-        encode === undefined || !isSuccessValue(out)
-          ? Effect.succeed(asToolReturn(out))
-          : encode(out as O).pipe(
-            Effect.orDie,
-            Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
-          )
+  // The result as the server takes it: `success`-encoded when it is a success value.
+  const finish = (out: NoInfer<O> | ToolReturn): Effect.Effect<ToolReturn> =>
+    encode === undefined || !isSuccessValue(out)
+      ? Effect.succeed(asToolReturn(out))
+      : encode(out as O).pipe(
+        Effect.orDie,
+        Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
       )
-    )
+  const encodeNow = success === undefined ? undefined : S.encodeEither(success)
+  // The handler once the arguments are decoded. A plain value (neither an Effect nor a Promise) is
+  // returned as a plain value when it needs no encoding or encodes synchronously, so the server
+  // answers it in the step that called the handler; a throw is the caller's defect, as `lift` makes it.
+  const run = (
+    value: A,
+    ctx: RequestContextShape
+  ): HandlerResult<ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R> => {
+    const out = handler(value, ctx)
+    if (Effect.isEffect(out) || isPromiseLike(out)) return Effect.flatMap(lift(() => out), finish)
+    if (encodeNow === undefined || !isSuccessValue(out)) return asToolReturn(out)
+    const encoded = encodeNow(out as O)
+    return Either.isRight(encoded) ? (wrapOutput ? { value: encoded.right } : asToolReturn(encoded.right)) : finish(out)
+  }
   const compiled: JsonTool<R> = {
     ...common,
     inputSchema,
@@ -249,7 +259,7 @@ export const make: {
         ? Effect.succeed(NO_ARGUMENTS as A)
         : decode(args).pipe(
           Effect.mapError((e) => new ToolError({ message: formatParseError("Invalid arguments", e) }))
-        )).pipe(Effect.flatMap((value) => run(value, ctx)))
+        )).pipe(Effect.flatMap((value) => lift(() => run(value, ctx))))
   }
   // The server validates these arguments with the Schema decode alone (internal/server/toolArguments.ts).
   const decodeStrict = parameters === undefined
@@ -293,6 +303,9 @@ const deriveInputSchema = <A, I>(parameters: Schema.Schema<A, I>): JsonRpc.JsonO
   ) return EMPTY_OBJECT
   return deriveJsonSchema(parameters)
 }
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
 
 const isSuccessValue = (u: unknown): boolean => !(u instanceof Blocks) && u !== undefined && u !== null
 

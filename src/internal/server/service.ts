@@ -44,6 +44,18 @@ export const internal = (server: McpServer.McpServer): Server => {
   return found
 }
 
+/**
+ * `f` of the internals of `server`, or a defect ({@link NOT_A_SERVER}) for a value {@link make} did
+ * not build: {@link internal} for the module functions that return an Effect, with no step added.
+ */
+export const withInternal = <A, E, R>(
+  server: McpServer.McpServer,
+  f: (server: Server) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  const found = servers.get(server)
+  return found === undefined ? Effect.die(new Error(NOT_A_SERVER)) : f(found)
+}
+
 /** The brand's value: `Services` is type-level only. */
 const brand: McpServer.McpServer<unknown>[TypeId] = { _Services: () => undefined }
 
