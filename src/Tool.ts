@@ -216,6 +216,8 @@ export const make: {
   // Schema tool it is instead of dropping the schema.
   if (tool.parameters === undefined && isJsonTool(tool)) return fromJsonSchema(tool)
   const { handler, parameters, success, ...common } = tool
+  // No `parameters` (the first overload): `A` is `NoArguments`, the empty object.
+  const noArguments = NO_ARGUMENTS as A
   const decode = parameters === undefined ? undefined : S.decodeUnknown(parameters)
   const encode = success === undefined ? undefined : S.encode(success)
   const derivedOutput = success === undefined ? undefined : deriveJsonSchema(success)
@@ -227,11 +229,13 @@ export const make: {
     ? { type: "object", properties: { value: derivedOutput }, required: ["value"] }
     : derivedOutput
   const inputSchema = parameters === undefined ? EMPTY_OBJECT : deriveInputSchema(parameters)
+  // A handler's value that is not a `ToolReturn` form (`isSuccessValue`) is its success value.
+  const asSuccess = (out: NoInfer<O> | ToolReturn): O => out as O
   // The result as the server takes it: `success`-encoded when it is a success value.
   const finish = (out: NoInfer<O> | ToolReturn): Effect.Effect<ToolReturn> =>
     encode === undefined || !isSuccessValue(out)
       ? Effect.succeed(asToolReturn(out))
-      : encode(out as O).pipe(
+      : encode(asSuccess(out)).pipe(
         Effect.orDie,
         Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
       )
@@ -246,7 +250,7 @@ export const make: {
     const out = handler(value, ctx)
     if (Effect.isEffect(out) || isPromiseLike(out)) return Effect.flatMap(lift(() => out), finish)
     if (encodeNow === undefined || !isSuccessValue(out)) return asToolReturn(out)
-    const encoded = encodeNow(out as O)
+    const encoded = encodeNow(asSuccess(out))
     return Either.isRight(encoded) ? (wrapOutput ? { value: encoded.right } : asToolReturn(encoded.right)) : finish(out)
   }
   const compiled: JsonTool<R> = {
@@ -255,15 +259,14 @@ export const make: {
     ...(outputSchema === undefined ? {} : { outputSchema }),
     handler: (args, ctx) =>
       (decode === undefined
-        // No `parameters` (the first overload): `A` is `NoArguments`, the empty object.
-        ? Effect.succeed(NO_ARGUMENTS as A)
+        ? Effect.succeed(noArguments)
         : decode(args).pipe(
           Effect.mapError((e) => new ToolError({ message: formatParseError("Invalid arguments", e) }))
         )).pipe(Effect.flatMap((value) => lift(() => run(value, ctx))))
   }
   // The server validates these arguments with the Schema decode alone (internal/server/toolArguments.ts).
   const decodeStrict = parameters === undefined
-    ? () => Either.right(NO_ARGUMENTS as A)
+    ? () => Either.right(noArguments)
     : S.decodeUnknownEither(parameters, { onExcessProperty: "error" })
   ToolArguments.register(compiled.handler, { inputSchema, decode: decodeStrict, run })
   return fromJsonSchema(compiled)
