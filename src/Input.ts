@@ -32,7 +32,7 @@ import { RequestContext } from "./RequestContext.js"
  * @category models
  */
 export interface InputRequest {
-  readonly method: "elicitation/create" | "sampling/createMessage" | "roots/list"
+  readonly method: McpSchema.ClientMethod
   readonly params?: JsonRpc.JsonObject
 }
 
@@ -124,26 +124,26 @@ const fnv = (s: string): string => {
 
 const requiredCapability = (request: InputRequest): { readonly [k: string]: JsonRpc.JsonObject } | undefined => {
   switch (request.method) {
-    case "elicitation/create":
+    case McpSchema.ClientMethod.elicitationCreate:
       return request.params?.mode === "url" ? { elicitation: { url: {} } } : { elicitation: {} }
-    case "sampling/createMessage":
+    case McpSchema.ClientMethod.samplingCreateMessage:
       return { sampling: {} }
-    case "roots/list":
+    case McpSchema.ClientMethod.rootsList:
       return { roots: {} }
   }
 }
 
 const hasCapability = (caps: McpSchema.ClientCapabilities, request: InputRequest): boolean => {
   switch (request.method) {
-    case "elicitation/create": {
+    case McpSchema.ClientMethod.elicitationCreate: {
       if (caps.elicitation === undefined) return false
       if (request.params?.mode === "url") return caps.elicitation.url !== undefined
       // `{}` means form only; a client that lists only `url` cannot answer a form.
       return caps.elicitation.form !== undefined || caps.elicitation.url === undefined
     }
-    case "sampling/createMessage":
+    case McpSchema.ClientMethod.samplingCreateMessage:
       return caps.sampling !== undefined
-    case "roots/list":
+    case McpSchema.ClientMethod.rootsList:
       return caps.roots !== undefined
   }
 }
@@ -193,7 +193,11 @@ export const elicit = (
   requestedSchema: JsonRpc.JsonObject,
   options?: { readonly key?: string }
 ): Effect.Effect<ElicitResult, InputError, RequestContext> =>
-  ask({ method: "elicitation/create", params: { message, requestedSchema } }, ElicitResult, options?.key)
+  ask(
+    { method: McpSchema.ClientMethod.elicitationCreate, params: { message, requestedSchema } },
+    ElicitResult,
+    options?.key
+  )
 
 /**
  * Asks the user to open a URL (`elicitation/create`, URL mode; needs the client's
@@ -207,7 +211,11 @@ export const elicitUrl = (
   url: string,
   options?: { readonly key?: string }
 ): Effect.Effect<ElicitResult, InputError, RequestContext> =>
-  ask({ method: "elicitation/create", params: { mode: "url", message, url } }, ElicitResult, options?.key)
+  ask(
+    { method: McpSchema.ClientMethod.elicitationCreate, params: { mode: "url", message, url } },
+    ElicitResult,
+    options?.key
+  )
 
 /**
  * Asks the client's model for a completion (`sampling/createMessage`). `messages` are
@@ -228,7 +236,11 @@ export const sample = (
   }
 ): Effect.Effect<CreateMessageResult, InputError, RequestContext> => {
   const { key, ...rest } = options
-  return ask({ method: "sampling/createMessage", params: { messages, ...rest } }, CreateMessageResult, key)
+  return ask(
+    { method: McpSchema.ClientMethod.samplingCreateMessage, params: { messages, ...rest } },
+    CreateMessageResult,
+    key
+  )
 }
 
 /**
@@ -240,7 +252,7 @@ export const sample = (
 export const roots = (
   options?: { readonly key?: string }
 ): Effect.Effect<ListRootsResult, InputError, RequestContext> =>
-  ask({ method: "roots/list", params: {} }, ListRootsResult, options?.key)
+  ask({ method: McpSchema.ClientMethod.rootsList, params: {} }, ListRootsResult, options?.key)
 
 /**
  * Asks several questions at once: a record of `Input` effects. Modern: every unanswered question

@@ -103,26 +103,27 @@ export const Method = {
 } as const
 
 /**
- * Methods that exist only in the handshake revisions: a modern request naming one is -32601.
+ * The methods a server sends to a client (MCP 2025-11-25, Client Features: Elicitation, Sampling,
+ * Roots): legacy server→client requests, and the `inputRequests` of a 2026-07-28
+ * `input_required` result (MCP 2026-07-28, Multi Round-Trip Requests). Every module that names
+ * one reads it here.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category symbols
  */
-export const LEGACY_ONLY_METHODS: ReadonlySet<string> = new Set([
-  Method.initialize,
-  Method.ping,
-  Method.loggingSetLevel,
-  Method.resourcesSubscribe,
-  Method.resourcesUnsubscribe
-])
+export const ClientMethod = {
+  elicitationCreate: "elicitation/create",
+  samplingCreateMessage: "sampling/createMessage",
+  rootsList: "roots/list"
+} as const
 
 /**
- * Methods that exist only in the modern revision: a legacy request naming one is -32601.
+ * A method a server sends to a client (one of {@link ClientMethod}).
  *
- * @since 0.1.0
- * @category symbols
+ * @since 0.2.0
+ * @category models
  */
-export const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set([Method.discover, Method.subscriptionsListen])
+export type ClientMethod = typeof ClientMethod[keyof typeof ClientMethod]
 
 /**
  * Log levels, lowest first (RFC 5424 names).

@@ -24,6 +24,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Errors from "./Errors.js"
+import { erase } from "./internal/erase.js"
 import * as internal from "./internal/server/dispatch.js"
 import * as Headers from "./internal/server/headerAgreement.js"
 import * as Provide from "./internal/server/provide.js"
@@ -40,44 +41,12 @@ import type * as Skill from "./Skill.js"
 import type * as Tool from "./Tool.js"
 
 /**
- * Server options.
- *
- * - `name`, `version` (+ `title`, `description`, `websiteUrl`, `icons`): the server's
- *   `Implementation`, sent as `serverInfo` (legacy) or under `_meta["io.modelcontextprotocol/serverInfo"]`;
- * - `instructions`: passed through in `server/discover` and `initialize`;
- * - `tools`, `resources`, `resourceTemplates`, `prompts`: the initial definitions;
- * - `pageSize`: items per list page, default 100;
- * - `cache`: `{ttlMs, scope}` caching hints on discover/list/read results (modern), default
- *   `ttlMs: 0`, `scope: "private"`;
- * - `versions`: the revisions served, default all of `2026-07-28`, `2025-11-25`, `2025-06-18`;
- * - `logging`: advertise `logging` and accept `logging/setLevel`, default false;
- * - `listChanged`: advertise `listChanged` on tools, prompts and resources and announce changes
- *   (modern: on `subscriptions/listen` streams that asked; legacy: on the session), default false.
- *   Changes travel on the `Cluster.ChangeBus` of `make`'s context (e.g. `presa-mcp/Redis`, so the
- *   instances behind one endpoint hear each other's), else on an in-memory bus of this server;
- * - `subscribe`: advertise `resources.subscribe` (legacy `resources/subscribe`, modern
- *   `resourceSubscriptions` in listen filters), default false;
- * - `exposeErrorMessages`: a tool defect's text is `Name: message` instead of `Name`, default false
- *   (`Name` is the error's `name` when it is an identifier of at most 64 characters, else `Error`);
- * - `skills`: skills served with the Skills extension (`io.modelcontextprotocol/skills`, SEP-2640):
- *   declares the extension (with `directoryRead`) and `resources`; each file is a resource at
- *   `skill://<path>/<file>`; `skills/list`, `skills/get`, `resources/directory/read` are answered;
- * - `inputState`: `{keys, ttl}` for the HMAC that signs `requestState` of `input_required` results
- *   (the first key signs, all verify, so keys can be rotated; default: a random key per process —
- *   give keys when several instances serve one endpoint; `ttl` default 10 minutes);
- * - `middleware`: request middlewares, outermost first (see the `Middleware` module): what they
- *   provide is visible to the handlers' types;
- * - `tasks`: serve the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, modern only):
- *   `{ttl, pollInterval, maxTasks}` (see `Task.Options`); declares the extension, answers
- *   `tasks/get`, `tasks/update`, `tasks/cancel`, and lets tools with a `task` policy answer with a
- *   task. Task state lives in the `Task.TaskStore` of `make`'s context, else in memory (a store
- *   with `signals`, like `presa-mcp/Redis`'s, serves every task request on any instance);
- * - `validate`: check tool arguments against `inputSchema` and structured results against
- *   `outputSchema`, default true; `validator` replaces the built-in subset validator (see
- *   `presa-mcp/JsonSchemaFull` for full 2020-12);
- * - `telemetry`: `{recordToolContent}` (see `Telemetry.Options`, since 0.2.0): add a tool call's
- *   arguments and result to its SERVER span, default false. Spans and metrics need no option (see
- *   the `Telemetry` module).
+ * Server options: the server's `Implementation` (`name`, `version`, `title`, `description`,
+ * `websiteUrl`, `icons`), its initial definitions (`tools`, `resources`, `resourceTemplates`,
+ * `prompts`, `skills`), what it advertises (`logging`, `listChanged`, `subscribe`, `tasks`), and
+ * how it answers (`pageSize`, `cache`, `versions`, `validate`, `validator`, `exposeErrorMessages`,
+ * `inputState`, `middleware`, `telemetry`). Each field is documented where it is declared: its
+ * unit, its default, what it changes on the wire.
  *
  * The type parameters are the definitions' and middlewares' types ({@link make} infers them to
  * compute the services the server needs); their defaults are definitions that need no services.
@@ -115,17 +84,22 @@ export type Options<
  * - `shutdown`: ends every open `subscriptions/listen` gracefully (see {@link shutdown}); the
  *   Layer runs it when its scope closes.
  *
- * `Services` (type-level only) are the services its handlers can count on: what {@link make}
- * required from its environment and what its middlewares provide. It is contravariant, so a
- * `McpServer<Db>` is a `McpServer` (transports, and the Tag, take any server).
+ * `Services` (type-level only, on the brand) are the services its handlers can count on: what
+ * {@link make} required from its environment and what its middlewares provide. It is
+ * contravariant, so a `McpServer<Db>` is a `McpServer` (transports, and the Tag, take any server).
+ *
+ * The type is branded ({@link TypeId}): only {@link make} and {@link layer} build a server. A
+ * hand-made value does not type-check; one that copies the brand (a spread of a server) dies with
+ * a defect the moment a transport or a module function reaches for the server behind it.
  *
  * @since 0.1.0
  * @category models
  */
 export interface McpServer<Services = never> {
+  /** The brand: only {@link make} (and {@link layer}) build a server; `Services` lives here, type-level only. */
+  readonly [TypeId]: { readonly _Services: (_: Services) => void }
   readonly info: McpSchema.Implementation
   readonly versions: ReadonlyArray<McpSchema.ProtocolVersion>
-  readonly "~services"?: ((_: Services) => void) | undefined
   readonly dispatch: (message: unknown, options?: DispatchOptions) => Effect.Effect<Option.Option<Reply>>
   readonly handleMessage: (
     message: unknown,
@@ -156,6 +130,20 @@ export interface McpServer<Services = never> {
   readonly resourceUpdated: (uri: string) => Effect.Effect<void>
   readonly shutdown: Effect.Effect<void>
 }
+
+/**
+ * The brand of {@link McpServer} (as `HttpLayerRouter.TypeId` brands its router).
+ *
+ * @since 0.2.0
+ * @category symbols
+ */
+export const TypeId: typeof Service.TypeId = Service.TypeId
+
+/**
+ * @since 0.2.0
+ * @category symbols
+ */
+export type TypeId = typeof TypeId
 
 /**
  * The server's `Context.Tag` (key `"presa-mcp/McpServer"`): provided by {@link layer} (or by
@@ -310,7 +298,7 @@ export const dispatch: (
   message: unknown,
   options?: DispatchOptions
 ) => Effect.Effect<Option.Option<Reply>> = (server, message, options) =>
-  internal.dispatch(Service.internal(server), message, options)
+  Service.withInternal(server, (s) => internal.dispatch(s, message, options))
 
 /**
  * The core: one JSON-RPC message in, at most one out. `message` is any decoded JSON value;
@@ -324,7 +312,10 @@ export const handleMessage = (
   message: unknown,
   options?: DispatchOptions
 ): Effect.Effect<Option.Option<JsonRpc.Response>> =>
-  Effect.map(internal.dispatch(Service.internal(server), message, options), Option.map((r) => r.message))
+  Service.withInternal(
+    server,
+    (s) => Effect.map(internal.dispatch(s, message, options), Option.map((r) => r.message))
+  )
 
 /**
  * The 2026-07-28 HTTP header ↔ body agreement rule (SEP-2243): `MCP-Protocol-Version`,
@@ -658,13 +649,15 @@ export const part = <P extends Part.Any | Effect.Effect<Part.Any, unknown, unkno
   }))
   // The part's own requirements and errors are erased above (its type is a union of a record
   // and an Effect); the signature states them.
-  return layer as Layer.Layer<
-    never,
-    DefinitionError | (P extends Effect.Effect<infer _A, infer E, infer _R> ? E : never),
-    | McpServer
-    | Exclude<Part.Services<P>, RequestContext>
-    | Exclude<P extends Effect.Effect<infer _A, infer _E, infer R> ? R : never, Scope.Scope>
-  >
+  return erase<
+    Layer.Layer<
+      never,
+      DefinitionError | (P extends Effect.Effect<infer _A, infer E, infer _R> ? E : never),
+      | McpServer
+      | Exclude<Part.Services<P>, RequestContext>
+      | Exclude<P extends Effect.Effect<infer _A, infer _E, infer R> ? R : never, Scope.Scope>
+    >
+  >(layer)
 }
 
 /**
@@ -721,7 +714,7 @@ export const sessionNotifications = (
   server: McpServer,
   session: Session
 ): Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope> =>
-  internal.sessionNotifications(Service.internal(server), session)
+  Service.withInternal(server, (s) => internal.sessionNotifications(s, session))
 
 /**
  * Sends progress for the request in flight (see `RequestContextShape.progress`): only with a

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import { erase } from "./internal/erase.js"
 import type * as internal from "./internal/server/model.js"
 import * as McpServer from "./McpServer.js"
 import type * as Middleware from "./Middleware.js"
@@ -101,7 +102,7 @@ export const make = <
   readonly instructions?: string
 }): Part<internal.HandlerServices<T, Res, Tpl, P>> =>
   // Each definition needs at most the union of the part's services (checked by the inference).
-  part as Part<internal.HandlerServices<T, Res, Tpl, P>>
+  erase<Part<internal.HandlerServices<T, Res, Tpl, P>>>(part)
 
 const dupes = <A>(kind: string, items: ReadonlyArray<A>, key: (a: A) => string): ReadonlyArray<string> => {
   const seen = new Set<string>()
@@ -147,7 +148,7 @@ export const combine = <P extends Any>(parts: ReadonlyArray<P>): Either.Either<P
     ...(instructions.length > 0 ? { instructions } : {})
   }
   // The union of the parts' definitions needs the union of their services.
-  return Either.right(combined as Part<Services<P>>)
+  return Either.right(erase<Part<Services<P>>>(combined))
 }
 
 /**
@@ -203,7 +204,9 @@ export const server = <
   options: McpServer.Options<T, Res, Tpl, P, M>,
   parts: Parts
 ): ServerOf<Parts, T, Res, Tpl, P, M> =>
-  Effect.gen(function*() {
+  // The parts' requirements and errors are erased inside (a list of records and Effects); the
+  // signature states them.
+  erase<ServerOf<Parts, T, Res, Tpl, P, M>>(Effect.gen(function*() {
     const list: ReadonlyArray<Any | Effect.Effect<Any, unknown, unknown>> = parts
     const built = yield* Effect.forEach(list, (p) => (Effect.isEffect(p) ? p : Effect.succeed(p)))
     const own: Any = {
@@ -219,7 +222,7 @@ export const server = <
       ...options,
       ...all
     })
-  }) as ServerOf<Parts, T, Res, Tpl, P, M>
+  }))
 
 /**
  * {@link server} as a Layer providing the `McpServer.McpServer` service (like `McpServer.layer`,

@@ -14,6 +14,7 @@ import * as S from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { type DefinitionServices, type HandlerResult, lift } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
+import { erase } from "./internal/erase.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
@@ -157,7 +158,7 @@ export const make: {
   prompt: SchemaPrompt<A, I, R> | Prompt<R>
 ): Prompt<Exclude<R, RequestContext>> =>
   // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
-  ("parameters" in prompt ? fromSchema(prompt) : prompt) as Prompt<Exclude<R, RequestContext>>
+  erase<Prompt<Exclude<R, RequestContext>>>("parameters" in prompt ? fromSchema(prompt) : prompt)
 
 const fromSchema = <A, I extends Readonly<Record<string, string | undefined>>, R>(
   prompt: SchemaPrompt<A, I, R>

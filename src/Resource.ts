@@ -9,6 +9,7 @@
 import type * as Effect from "effect/Effect"
 import type { DefinitionServices, HandlerResult } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
+import { erase } from "./internal/erase.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
@@ -139,7 +140,7 @@ export type Services<D> = DefinitionServices<D>
  */
 export const make = <R = never>(resource: Resource<R>): Resource<Exclude<R, RequestContext>> =>
   // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
-  resource as Resource<Exclude<R, RequestContext>>
+  erase<Resource<Exclude<R, RequestContext>>>(resource)
 
 /**
  * Defines a resource template (identity, for inference of the handler's services `R`).
@@ -148,4 +149,4 @@ export const make = <R = never>(resource: Resource<R>): Resource<Exclude<R, Requ
  * @category constructors
  */
 export const template = <R = never>(template: ResourceTemplate<R>): ResourceTemplate<Exclude<R, RequestContext>> =>
-  template as ResourceTemplate<Exclude<R, RequestContext>>
+  erase<ResourceTemplate<Exclude<R, RequestContext>>>(template)

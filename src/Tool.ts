@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
@@ -16,6 +17,8 @@ import * as SchemaAST from "effect/SchemaAST"
 import { Blocks } from "./Content.js"
 import { type HandlerResult, lift, type Services as HandlerServices } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
+import { erase } from "./internal/erase.js"
+import * as ToolArguments from "./internal/server/toolArguments.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
@@ -147,7 +150,7 @@ export type Services<T> = T extends { readonly handler: infer H } ? HandlerServi
 /**
  * Defines a tool from a raw JSON Schema (`inputSchema`, `outputSchema`): the handler gets the
  * arguments as a `JsonObject` that the server has validated against `inputSchema` (an invalid call
- * is -32602 in the 2026-07-28 era, an `isError` result in the legacy era; SEP-1303). Identity at
+ * is an `isError` result `Invalid arguments at <pointer>: <message>`, in every era; SEP-1303). Identity at
  * run time; infers the services `R` its handler needs besides `RequestContext`. Use it for a schema
  * that comes from elsewhere (a proxy, a file, a spec fixture); {@link make} derives the schema from
  * an Effect Schema and types the arguments.
@@ -168,15 +171,18 @@ export type Services<T> = T extends { readonly handler: infer H } ? HandlerServi
  */
 export const fromJsonSchema = <R = never>(tool: JsonTool<R>): JsonTool<Exclude<R, RequestContext>> =>
   // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
-  tool as JsonTool<Exclude<R, RequestContext>>
+  erase<JsonTool<Exclude<R, RequestContext>>>(tool)
 
 /**
  * Defines a tool from Effect Schemas: the handler gets its arguments decoded with `parameters`,
  * typed `A` (no `parameters`: no arguments, `{}`). `inputSchema` (and `outputSchema` from
  * `success`) are derived with `JSONSchema.make` (2020-12 target, `$schema` left out so the MCP
- * default dialect applies). The server validates arguments against that JSON Schema first (the same
- * messages as a {@link fromJsonSchema} tool), then decodes them with `parameters`; a decode failure
- * is an `isError` result `Invalid arguments at <pointer>: <message>`. With `success`, the handler's
+ * default dialect applies). The server checks the arguments once, with the `parameters` decode
+ * (excess properties refused, as the derived `additionalProperties: false` says); a call it refuses
+ * is an `isError` result whose text is the built-in validator's on the derived JSON Schema when that
+ * finds the problem (the same messages as a {@link fromJsonSchema} tool), else the decode's
+ * `Invalid arguments at <pointer>: <message>`. With a custom `validator` the server runs it first,
+ * as for any tool; with `validate: false` only the decode checks. With `success`, the handler's
  * value is encoded with it and sent as `structuredContent` (plus its JSON as text; a non-object
  * success is sent as `{value}`). Infers the services `R` its handler needs besides
  * `RequestContext`.
@@ -210,6 +216,8 @@ export const make: {
   // Schema tool it is instead of dropping the schema.
   if (tool.parameters === undefined && isJsonTool(tool)) return fromJsonSchema(tool)
   const { handler, parameters, success, ...common } = tool
+  // No `parameters` (the first overload): `A` is `NoArguments`, the empty object.
+  const noArguments = NO_ARGUMENTS as A
   const decode = parameters === undefined ? undefined : S.decodeUnknown(parameters)
   const encode = success === undefined ? undefined : S.encode(success)
   const derivedOutput = success === undefined ? undefined : deriveJsonSchema(success)
@@ -220,28 +228,47 @@ export const make: {
     : wrapOutput
     ? { type: "object", properties: { value: derivedOutput }, required: ["value"] }
     : derivedOutput
+  const inputSchema = parameters === undefined ? EMPTY_OBJECT : deriveInputSchema(parameters)
+  // A handler's value that is not a `ToolReturn` form (`isSuccessValue`) is its success value.
+  const asSuccess = (out: NoInfer<O> | ToolReturn): O => out as O
+  // The result as the server takes it: `success`-encoded when it is a success value.
+  const finish = (out: NoInfer<O> | ToolReturn): Effect.Effect<ToolReturn> =>
+    encode === undefined || !isSuccessValue(out)
+      ? Effect.succeed(asToolReturn(out))
+      : encode(asSuccess(out)).pipe(
+        Effect.orDie,
+        Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
+      )
+  const encodeNow = success === undefined ? undefined : S.encodeEither(success)
+  // The handler once the arguments are decoded. A plain value (neither an Effect nor a Promise) is
+  // returned as a plain value when it needs no encoding or encodes synchronously, so the server
+  // answers it in the step that called the handler; a throw is the caller's defect, as `lift` makes it.
+  const run = (
+    value: A,
+    ctx: RequestContextShape
+  ): HandlerResult<ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R> => {
+    const out = handler(value, ctx)
+    if (Effect.isEffect(out) || isPromiseLike(out)) return Effect.flatMap(lift(() => out), finish)
+    if (encodeNow === undefined || !isSuccessValue(out)) return asToolReturn(out)
+    const encoded = encodeNow(asSuccess(out))
+    return Either.isRight(encoded) ? (wrapOutput ? { value: encoded.right } : asToolReturn(encoded.right)) : finish(out)
+  }
   const compiled: JsonTool<R> = {
     ...common,
-    inputSchema: parameters === undefined ? EMPTY_OBJECT : deriveInputSchema(parameters),
+    inputSchema,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     handler: (args, ctx) =>
       (decode === undefined
-        // No `parameters` (the first overload): `A` is `NoArguments`, the empty object.
-        ? Effect.succeed(NO_ARGUMENTS as A)
+        ? Effect.succeed(noArguments)
         : decode(args).pipe(
           Effect.mapError((e) => new ToolError({ message: formatParseError("Invalid arguments", e) }))
-        )).pipe(
-          Effect.flatMap((value) => lift(() => handler(value, ctx))),
-          Effect.flatMap((out): Effect.Effect<ToolReturn> =>
-            encode === undefined || !isSuccessValue(out)
-              ? Effect.succeed(asToolReturn(out))
-              : encode(out as O).pipe(
-                Effect.orDie,
-                Effect.map((encoded) => wrapOutput ? { value: encoded } : asToolReturn(encoded))
-              )
-          )
-        )
+        )).pipe(Effect.flatMap((value) => lift(() => run(value, ctx))))
   }
+  // The server validates these arguments with the Schema decode alone (internal/server/toolArguments.ts).
+  const decodeStrict = parameters === undefined
+    ? () => Either.right(noArguments)
+    : S.decodeUnknownEither(parameters, { onExcessProperty: "error" })
+  ToolArguments.register(compiled.handler, { inputSchema, decode: decodeStrict, run })
   return fromJsonSchema(compiled)
 }
 
@@ -279,6 +306,9 @@ const deriveInputSchema = <A, I>(parameters: Schema.Schema<A, I>): JsonRpc.JsonO
   ) return EMPTY_OBJECT
   return deriveJsonSchema(parameters)
 }
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
 
 const isSuccessValue = (u: unknown): boolean => !(u instanceof Blocks) && u !== undefined && u !== null
 

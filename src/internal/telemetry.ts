@@ -126,9 +126,9 @@ export const formatTraceparent = (span: Tracer.AnySpan): string =>
 /** The methods whose params name a resource URI (`mcp.resource.uri`). */
 const URI_METHODS: ReadonlySet<string> = new Set([
   McpSchema.Method.resourcesRead,
-  "resources/subscribe",
-  "resources/unsubscribe",
-  "notifications/resources/updated"
+  McpSchema.Method.resourcesSubscribe,
+  McpSchema.Method.resourcesUnsubscribe,
+  McpSchema.Method.resourcesUpdated
 ])
 
 /**

@@ -16,9 +16,9 @@ import type { RequestHandler } from "../../Transport.js"
 
 /** The methods a server may ask the client (MRTR `inputRequests`, legacy requests). */
 export const InputMethod = {
-  elicit: "elicitation/create",
-  sample: "sampling/createMessage",
-  roots: "roots/list"
+  elicit: McpSchema.ClientMethod.elicitationCreate,
+  sample: McpSchema.ClientMethod.samplingCreateMessage,
+  roots: McpSchema.ClientMethod.rootsList
 } as const
 
 /** The input handlers and whether URL-mode elicitation is declared (both declared on `McpClient`). */

@@ -98,23 +98,41 @@ export const backendHandlers = (
   callers: Ref.Ref<ReadonlyArray<Caller>>
 ): Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl"> => ({
   onElicit: (params) =>
-    fromCallers(callers, (c) => ask(c, { method: "elicitation/create", params }, Input.ElicitResult)),
+    fromCallers(
+      callers,
+      (c) => ask(c, { method: McpSchema.ClientMethod.elicitationCreate, params }, Input.ElicitResult)
+    ),
   onSample: (params) =>
-    fromCallers(callers, (c) => ask(c, { method: "sampling/createMessage", params }, Input.CreateMessageResult)),
-  onRoots: () => fromCallers(callers, (c) => ask(c, { method: "roots/list", params: {} }, Input.ListRootsResult)),
+    fromCallers(
+      callers,
+      (c) => ask(c, { method: McpSchema.ClientMethod.samplingCreateMessage, params }, Input.CreateMessageResult)
+    ),
+  onRoots: () =>
+    fromCallers(
+      callers,
+      (c) => ask(c, { method: McpSchema.ClientMethod.rootsList, params: {} }, Input.ListRootsResult)
+    ),
   elicitUrl: true
 })
 
 /** The client input handlers that forward to the caller in this fiber. */
 export const inputHandlers: Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl"> = {
-  onElicit: (params) => fromFiber((c) => ask(c, { method: "elicitation/create", params }, Input.ElicitResult)),
+  onElicit: (params) =>
+    fromFiber((c) => ask(c, { method: McpSchema.ClientMethod.elicitationCreate, params }, Input.ElicitResult)),
   onSample: (params) =>
-    fromFiber((c) => ask(c, { method: "sampling/createMessage", params }, Input.CreateMessageResult)),
-  onRoots: () => fromFiber((c) => ask(c, { method: "roots/list", params: {} }, Input.ListRootsResult)),
+    fromFiber((c) =>
+      ask(c, { method: McpSchema.ClientMethod.samplingCreateMessage, params }, Input.CreateMessageResult)
+    ),
+  onRoots: () =>
+    fromFiber((c) => ask(c, { method: McpSchema.ClientMethod.rootsList, params: {} }, Input.ListRootsResult)),
   elicitUrl: true
 }
 
-const INPUT_METHODS = ["elicitation/create", "sampling/createMessage", "roots/list"] as const
+const INPUT_METHODS = [
+  McpSchema.ClientMethod.elicitationCreate,
+  McpSchema.ClientMethod.samplingCreateMessage,
+  McpSchema.ClientMethod.rootsList
+] as const
 
 /** Answers a legacy backend's server→client request of one call by asking that call's caller. */
 export const requestHandler = (caller: Caller): RequestHandler => (request) => {

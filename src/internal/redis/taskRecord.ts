@@ -8,6 +8,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
+import * as McpSchema from "../../McpSchema.js"
 import type * as Task from "../../Task.js"
 import * as Envelope from "./envelope.js"
 
@@ -25,7 +26,11 @@ const TaskRecord = Schema.Struct({
   inputRequests: Schema.optional(Schema.Record({
     key: Schema.String,
     value: Schema.Struct({
-      method: Schema.Literal("elicitation/create", "sampling/createMessage", "roots/list"),
+      method: Schema.Literal(
+        McpSchema.ClientMethod.elicitationCreate,
+        McpSchema.ClientMethod.samplingCreateMessage,
+        McpSchema.ClientMethod.rootsList
+      ),
       params: Schema.optionalWith(Json, { exact: true })
     })
   })),

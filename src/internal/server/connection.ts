@@ -36,6 +36,7 @@ import * as McpSchema from "../../McpSchema.js"
 import type { AuthInfo } from "../../RequestContext.js"
 import { rootFork } from "../runtime.js"
 import * as Telemetry from "../telemetry.js"
+import type * as Classify from "./classify.js"
 import * as ClientRequests from "./clientRequests.js"
 import * as Dispatch from "./dispatch.js"
 import type { Headers, Reply, Server, Session } from "./model.js"
@@ -80,6 +81,11 @@ export interface Incoming {
   readonly auth?: AuthInfo | undefined
   /** The other end as this message's transport knows it (HTTP: per request); else the connection's `peer`. */
   readonly peer?: Telemetry.Peer | undefined
+  /**
+   * A request's era (or the era's failure) and method-table row, when the transport classified it
+   * at its edge (HTTP does, to route it): not classified again. Without it the core classifies.
+   */
+  readonly classification?: Classify.Classification | undefined
 }
 
 /** Options of {@link make}. */
@@ -243,7 +249,7 @@ const makeConnection = (
   }
 
   const answer = (request: JsonRpc.Request, incoming: Incoming, outlet: Outlet): Effect.Effect<void> =>
-    answerWith(server, request, outlet, dispatchOptions(incoming, outlet))
+    answerWith(server, request, outlet, dispatchOptions(incoming, outlet), incoming.classification)
 
   const duplicate = (request: JsonRpc.Request, outlet: Outlet): Effect.Effect<void> =>
     ended(
@@ -386,10 +392,11 @@ const answerWith = (
   server: Server,
   request: JsonRpc.Request,
   outlet: Outlet,
-  options: Dispatch.DispatchOptions
+  options: Dispatch.DispatchOptions,
+  classification: Classify.Classification | undefined
 ): Effect.Effect<void> =>
   ended(
-    Effect.flatMap(Dispatch.dispatchRequest(server, request, options), (reply) =>
+    Effect.flatMap(Dispatch.dispatchRequest(server, request, options, classification), (reply) =>
       writeReply(server, request, reply, outlet)),
     outlet
   )
@@ -417,7 +424,7 @@ export const answerStateless = (
     peer: incoming.peer,
     shutdown: stopped,
     notify: outlet.send ?? noNotify
-  })
+  }, incoming.classification)
 
 /** `effect`, then the outlet's `done` with its exit. */
 const ended = (effect: Effect.Effect<void>, outlet: Outlet): Effect.Effect<void> => {

@@ -15,12 +15,13 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Telemetry from "../telemetry.js"
 import * as HeaderRules from "./headerAgreement.js"
-import * as Defs from "./snapshot.js"
+import type * as Methods from "./methods.js"
+import type * as Defs from "./snapshot.js"
 
-import { quote } from "../quote.js"
+import { type Classification, classify, type Era, refusedIn } from "./classify.js"
 import { fail, Failure, invalidParamsFrom } from "./failure.js"
 import { capabilities } from "./make.js"
-import type { DispatchOptions, Headers, Reply, Server, Session } from "./model.js"
+import type { DispatchOptions, Reply, Server, Session } from "./model.js"
 import { modernResult, route } from "./route.js"
 export { statusOf } from "./failure.js"
 export {
@@ -41,73 +42,8 @@ export { listChanged, resourceUpdated, sessionNotifications, shutdown } from "./
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
 
-// ---------------------------------------------------------------------------------------------
-// eras and request metadata
-// ---------------------------------------------------------------------------------------------
-
-export interface Era {
-  readonly era: "modern" | "legacy"
-  readonly protocolVersion: string
-  readonly clientInfo: McpSchema.Implementation | undefined
-  readonly clientCapabilities: McpSchema.ClientCapabilities
-}
-
-// Hot path: the capability and client-info objects are open objects; a guard is enough (and far
-// cheaper than a Schema decode on every request).
-const KNOWN_CLIENT_CAPABILITIES = ["roots", "sampling", "elicitation", "experimental", "extensions"] as const
-const decodeClientCapabilities = (u: unknown): Option.Option<McpSchema.ClientCapabilities> =>
-  JsonRpc.isObject(u) && KNOWN_CLIENT_CAPABILITIES.every((k) => u[k] === undefined || JsonRpc.isObject(u[k]))
-    ? Option.some(u)
-    : Option.none()
-const decodeImplementation = (u: unknown): Option.Option<McpSchema.Implementation> =>
-  JsonRpc.isObject(u) && typeof u.name === "string" && typeof u.version === "string"
-    ? Option.some({ ...u, name: u.name, version: u.version })
-    : Option.none()
-
-/** The era of a 2026-07-28 request, read from its `_meta`, or the -32602 `Failure` (HTTP 400). */
-const modernEra = (server: Server, meta: JsonRpc.JsonObject | undefined): Era | Failure => {
-  if (meta === undefined) {
-    return new Failure(
-      McpError.invalidParams(
-        "Missing params._meta: 2026-07-28 requests carry their protocol version and client capabilities in _meta",
-        { supported: server.versions }
-      ),
-      400
-    )
-  }
-  const version = meta[McpSchema.MetaKey.protocolVersion]
-  if (typeof version !== "string") {
-    return new Failure(McpError.invalidParams(`Missing required _meta field ${McpSchema.MetaKey.protocolVersion}`), 400)
-  }
-  const caps = decodeClientCapabilities(meta[McpSchema.MetaKey.clientCapabilities])
-  if (Option.isNone(caps)) {
-    return new Failure(
-      McpError.invalidParams(`Missing required _meta field ${McpSchema.MetaKey.clientCapabilities}`),
-      400
-    )
-  }
-  const rawInfo = meta[McpSchema.MetaKey.clientInfo]
-  const info = rawInfo === undefined ? Option.some(undefined) : decodeImplementation(rawInfo)
-  if (Option.isNone(info)) {
-    return new Failure(
-      McpError.invalidParams(`Invalid _meta field ${McpSchema.MetaKey.clientInfo}: name and version are required`),
-      400
-    )
-  }
-  const level = meta[McpSchema.MetaKey.logLevel]
-  if (level !== undefined && !McpSchema.LOGGING_LEVELS.some((l) => l === level)) {
-    return new Failure(
-      McpError.invalidParams(`Invalid _meta field ${McpSchema.MetaKey.logLevel}: ${quote(String(level))}`),
-      400
-    )
-  }
-  return {
-    era: "modern",
-    protocolVersion: version,
-    clientInfo: info.value,
-    clientCapabilities: caps.value
-  }
-}
+export type { Era } from "./classify.js"
+export { isModern } from "./classify.js"
 
 const isSupportedModern = (server: Server, version: string): boolean =>
   McpSchema.isProtocolVersion(version) && McpSchema.isModernVersion(version) && server.versions.includes(version)
@@ -139,24 +75,6 @@ export const dispatch = (
   options: DispatchOptions = {}
 ): Effect.Effect<Option.Option<Reply>> => dispatchClassified(server, JsonRpc.classify(message), options)
 
-/**
- * Is this request or notification of the 2026-07-28 era (MCP 2026-07-28, Basic, "Protocol
- * version")? Yes when its `params._meta` carries the protocol version key, or (HTTP) when its
- * `MCP-Protocol-Version` header names a modern revision and it is not `initialize`. The one place
- * the era of a message is decided.
- */
-export const isModern = (
-  method: string,
-  params: JsonRpc.JsonObject | undefined,
-  headers: Headers | undefined
-): boolean => {
-  const meta = params?._meta
-  if (JsonRpc.isObject(meta) && McpSchema.MetaKey.protocolVersion in meta) return true
-  if (headers === undefined) return false
-  const version = HeaderRules.getHeader(headers, HeaderRules.Header.protocolVersion)
-  return version !== undefined && McpSchema.isModernVersion(version) && method !== McpSchema.Method.initialize
-}
-
 /** Handles one classified message (classified once, by the transport). Never fails. */
 export const dispatchClassified = (
   server: Server,
@@ -179,13 +97,15 @@ export const dispatchClassified = (
 }
 
 /**
- * Handles one request (classified by the transport) to its reply: what a connection runs for each
- * request. Never fails; an interruption (the request was cancelled) stays one.
+ * Handles one request to its reply: what a connection runs for each request. `classification`:
+ * what the transport made of the request at its edge (`Classify.classify`); classified here when
+ * the transport did not. Never fails; an interruption (the request was cancelled) stays one.
  */
 export const dispatchRequest = (
   server: Server,
   request: JsonRpc.Request,
-  options: DispatchOptions
+  options: DispatchOptions,
+  classification?: Classification
 ): Effect.Effect<Reply> =>
   // The request's telemetry (internal/telemetry.ts): its SERVER span when a tracer is installed or
   // the caller's `_meta.traceparent` is to be continued (named and attributed by the OpenTelemetry
@@ -198,7 +118,18 @@ export const dispatchRequest = (
     server.context.unsafeMap.has(Tracer.ParentSpan.key),
     (operation, trace) =>
       Effect.matchCauseEffect(
-        inEnvironment(server, handleRequest(server, request, options, operation), operation.span, trace),
+        inEnvironment(
+          server,
+          handleRequest(
+            server,
+            request,
+            classification ?? classify(server, request, options.headers),
+            options,
+            operation
+          ),
+          operation.span,
+          trace
+        ),
         {
           onSuccess: (result) => Effect.succeed<Reply>({ message: JsonRpc.success(request.id, result), status: 200 }),
           onFailure: (cause) => failureReply(request, operation, cause)
@@ -291,56 +222,56 @@ const handleNotification = (
 const handleRequest = (
   server: Server,
   request: JsonRpc.Request,
+  classification: Classification,
   options: DispatchOptions,
   operation: Telemetry.Operation
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  const params = request.params ?? {}
-  const meta = JsonRpc.isObject(params._meta) ? params._meta : undefined
-  const modern = isModern(request.method, params, options.headers)
+  const era = classification.era
+  if (era instanceof Failure) return Effect.fail(era)
   return Effect.flatMap(
     SubscriptionRef.get(server.state),
     (snapshot) =>
-      modern
-        ? handleModern(server, snapshot, request, meta, options, operation)
-        : handleLegacy(server, snapshot, request, params, options, operation)
+      era === "legacy"
+        ? handleLegacy(server, snapshot, request, classification.entry, options, operation)
+        : handleModern(server, snapshot, request, era, classification.entry, options, operation)
   )
+}
+
+/** The tool a `tools/call` names, found once in the request's snapshot (the target of every later step). */
+const targetOf = (snapshot: Defs.Snapshot, request: JsonRpc.Request): Defs.CompiledTool | undefined => {
+  if (request.method !== McpSchema.Method.toolsCall) return undefined
+  const name = request.params?.name
+  return typeof name === "string" ? snapshot.toolsByName.get(name) : undefined
 }
 
 const handleModern = (
   server: Server,
   snapshot: Defs.Snapshot,
   request: JsonRpc.Request,
-  meta: JsonRpc.JsonObject | undefined,
+  era: Era,
+  entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
   options: DispatchOptions,
   operation: Telemetry.Operation
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  const era = modernEra(server, meta)
-  if (era instanceof Failure) return Effect.fail(era)
-  // tools/call over HTTP: the tool the header check needs is handed on to the handler (found once).
-  const name = request.params?.name
-  const tool = options.headers !== undefined && request.method === McpSchema.Method.toolsCall &&
-      typeof name === "string"
-    ? snapshot.toolsByName.get(name)
-    : undefined
+  const tool = targetOf(snapshot, request)
   if (options.headers !== undefined) {
-    const mismatch = HeaderRules.check(request, options.headers, tool?.inputSchema)
+    const mismatch = HeaderRules.checkClassified(request, era.protocolVersion, options.headers, tool?.headerParams)
     if (Option.isSome(mismatch)) return fail(mismatch.value, 400)
   }
   if (!isSupportedModern(server, era.protocolVersion)) {
     return fail(McpError.unsupportedVersion(server.versions, era.protocolVersion), 400)
   }
-  if (McpSchema.LEGACY_ONLY_METHODS.has(request.method)) {
-    return fail(McpError.methodNotFound(request.method), 404)
-  }
+  if (refusedIn("modern", request.method, entry)) return fail(McpError.methodNotFound(request.method), 404)
   return route(
     server,
     snapshot,
     request,
     era,
+    entry,
     options,
     operation,
     tool,
-    (result) => modernResult(server, request.method, result)
+    (result) => modernResult(server, entry, result)
   )
 }
 
@@ -348,12 +279,12 @@ const handleLegacy = (
   server: Server,
   snapshot: Defs.Snapshot,
   request: JsonRpc.Request,
-  params: JsonRpc.JsonObject,
+  entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
   options: DispatchOptions,
   operation: Telemetry.Operation
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
   if (request.method === McpSchema.Method.initialize) {
-    return initialize(server, snapshot, params, options)
+    return initialize(server, snapshot, request.params ?? {}, options)
   }
   return Effect.flatMap(
     options.session === undefined ? Effect.succeed(undefined) : Ref.get(options.session.state),
@@ -371,16 +302,14 @@ const handleLegacy = (
           400
         )
       }
-      if (McpSchema.MODERN_ONLY_METHODS.has(request.method)) {
-        return fail(McpError.methodNotFound(request.method), 404)
-      }
+      if (refusedIn("legacy", request.method, entry)) return fail(McpError.methodNotFound(request.method), 404)
       const era: Era = {
         era: "legacy",
         protocolVersion: session.protocolVersion,
         clientInfo: session.clientInfo,
         clientCapabilities: session.clientCapabilities
       }
-      return route(server, snapshot, request, era, options, operation)
+      return route(server, snapshot, request, era, entry, options, operation, targetOf(snapshot, request))
     }
   )
 }

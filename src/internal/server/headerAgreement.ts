@@ -79,11 +79,16 @@ export const nameOf = (method: string, params: JsonRpc.JsonObject | undefined): 
   return undefined
 }
 
+/** One `x-mcp-header` annotation: the header's suffix, the property's path and its JSON Schema `type`. */
+export interface HeaderParam {
+  readonly header: string
+  readonly path: ReadonlyArray<string>
+  readonly type: string
+}
+
 /** `x-mcp-header` annotations of an input schema: header suffix → property path. */
-export const headerParams = (
-  schema: JsonRpc.JsonObject
-): ReadonlyArray<{ readonly header: string; readonly path: ReadonlyArray<string>; readonly type: string }> => {
-  const out: Array<{ header: string; path: ReadonlyArray<string>; type: string }> = []
+export const headerParams = (schema: JsonRpc.JsonObject): ReadonlyArray<HeaderParam> => {
+  const out: Array<HeaderParam> = []
   const walk = (node: JsonRpc.JsonObject, path: ReadonlyArray<string>, depth: number) => {
     if (depth > 16 || !JsonRpc.isObject(node.properties)) return
     for (const [key, sub] of Object.entries(node.properties)) {
@@ -121,7 +126,8 @@ const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/
 /**
  * Checks a modern request's headers against its body. Returns the -32020 error, or none.
  * Bodies that are not modern requests, or that lack the required `_meta` keys, are left to the
- * dispatcher (which answers -32602 for the latter: `_meta` problems are reported first).
+ * dispatcher (which answers -32602 for the latter: `_meta` problems are reported first). The
+ * public `McpServer.checkHeaders`: it classifies the body, then {@link checkClassified}.
  */
 export const check = (
   message: unknown,
@@ -130,19 +136,37 @@ export const check = (
 ): Option.Option<JsonRpc.McpError> => {
   const classified = JsonRpc.classify(message)
   if (classified._tag !== "Request") return Option.none()
-  const { method, params } = classified.message
-  const meta = params?._meta
+  const request = classified.message
+  const meta = request.params?._meta
   if (!JsonRpc.isObject(meta)) return Option.none()
   const bodyVersion = meta[McpSchema.MetaKey.protocolVersion]
   if (typeof bodyVersion !== "string" || !JsonRpc.isObject(meta[McpSchema.MetaKey.clientCapabilities])) {
     return Option.none()
   }
+  const params = request.method === McpSchema.Method.toolsCall && inputSchema !== undefined
+    ? headerParams(inputSchema)
+    : undefined
+  return checkClassified(request, bodyVersion, headers, params)
+}
+
+/**
+ * {@link check} for a request the server has classified: a 2026-07-28 request whose `_meta`
+ * carries `protocolVersion` (its era, read once); `params`: the `x-mcp-header` parameters of the
+ * tool a `tools/call` names (precompiled with the tool), none otherwise.
+ */
+export const checkClassified = (
+  request: JsonRpc.Request,
+  protocolVersion: string,
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+  params: ReadonlyArray<HeaderParam> | undefined
+): Option.Option<JsonRpc.McpError> => {
+  const method = request.method
   const mismatch = (m: string) => Option.some(JsonRpc.McpError.headerMismatch(`Header mismatch: ${m}`))
   const version = getHeader(headers, Header.protocolVersion)
   if (version === undefined) return mismatch(`${Header.protocolVersion} header is required`)
-  if (version !== bodyVersion) {
+  if (version !== protocolVersion) {
     return mismatch(
-      `${Header.protocolVersion} header value '${quote(version)}' does not match body value '${quote(bodyVersion)}'`
+      `${Header.protocolVersion} header value '${quote(version)}' does not match body value '${quote(protocolVersion)}'`
     )
   }
   const methodHeader = getHeader(headers, Header.method)
@@ -152,7 +176,7 @@ export const check = (
       `${Header.method} header value '${quote(methodHeader)}' does not match body value '${quote(method)}'`
     )
   }
-  const bodyName = nameOf(method, params)
+  const bodyName = nameOf(method, request.params)
   if (bodyName !== undefined) {
     const raw = getHeader(headers, Header.name)
     if (raw === undefined) return mismatch(`${Header.name} header is required for ${method}`)
@@ -164,24 +188,22 @@ export const check = (
       )
     }
   }
-  if (method === McpSchema.Method.toolsCall && inputSchema !== undefined) {
-    for (const p of headerParams(inputSchema)) {
-      const value = valueAt(params?.arguments, p.path)
-      const raw = getHeader(headers, Header.paramPrefix + p.header)
-      if (value === undefined || value === null) continue
-      if (raw === undefined) return mismatch(`${Header.paramPrefix}${p.header} header is required`)
-      const decoded = decodeHeaderValue(raw)
-      if (Option.isNone(decoded)) return mismatch(`${Header.paramPrefix}${p.header} header value is malformed`)
-      const same = typeof value === "number"
-        ? DECIMAL.test(decoded.value) && Number(decoded.value) === value
-        : String(value) === decoded.value
-      if (!same) {
-        return mismatch(
-          `${Header.paramPrefix}${p.header} header value '${quote(decoded.value)}' does not match body value '${
-            quote(String(value))
-          }'`
-        )
-      }
+  for (const p of params ?? []) {
+    const value = valueAt(request.params?.arguments, p.path)
+    const raw = getHeader(headers, Header.paramPrefix + p.header)
+    if (value === undefined || value === null) continue
+    if (raw === undefined) return mismatch(`${Header.paramPrefix}${p.header} header is required`)
+    const decoded = decodeHeaderValue(raw)
+    if (Option.isNone(decoded)) return mismatch(`${Header.paramPrefix}${p.header} header value is malformed`)
+    const same = typeof value === "number"
+      ? DECIMAL.test(decoded.value) && Number(decoded.value) === value
+      : String(value) === decoded.value
+    if (!same) {
+      return mismatch(
+        `${Header.paramPrefix}${p.header} header value '${quote(decoded.value)}' does not match body value '${
+          quote(String(value))
+        }'`
+      )
     }
   }
   return Option.none()

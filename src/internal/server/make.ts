@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Cluster from "../../Cluster.js"
 import * as McpSchema from "../../McpSchema.js"
+import { erase } from "../erase.js"
 import { type AnyOptions, type Core, memoryBus, type Options } from "./model.js"
 import * as InputState from "./requestState.js"
 import * as Defs from "./snapshot.js"
@@ -21,10 +22,10 @@ import * as Tasks from "./tasks.js"
  */
 export const make = (typed: AnyOptions): Effect.Effect<Core, Defs.DefinitionError> =>
   Effect.gen(function*() {
-    const options = typed as Options
+    const options = erase<Options>(typed)
     const context = yield* Effect.context<never>()
     const skills = yield* Effect.forEach(options.skills ?? [], Defs.compileSkill)
-    const snapshot = yield* Defs.build({ ...options, skills }, 1)
+    const snapshot = yield* Defs.build({ ...options, skills }, 1, Defs.validatorOf(options))
     const state = yield* SubscriptionRef.make(snapshot)
     const bus = yield* Effect.serviceOption(Cluster.ChangeBus)
     const events = Option.isSome(bus) ? bus.value : yield* memoryBus

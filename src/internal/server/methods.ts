@@ -49,8 +49,8 @@ export interface Call {
   readonly options: DispatchOptions
   readonly ctx: RequestContextShape
   /**
-   * `tools/call`: the tool the caller already found by the request's `name` (for the HTTP header
-   * check); `undefined` when none was looked up, or when the caller's view may hide it.
+   * `tools/call`: the tool the request's `name` names, found once when the request was dispatched
+   * (the HTTP header check reads it too); `undefined` when there is none or the caller may not see it.
    */
   readonly tool: Defs.CompiledTool | undefined
 }
@@ -210,7 +210,7 @@ export const table: Table = {
     mrtr: true,
     gate: declared("tools"),
     params: decodeCallParams,
-    run: ({ ctx, server, snapshot, tool }, p) => callTool(server, snapshot, p, ctx, tool)
+    run: ({ ctx, server, tool }, p) => callTool(server, tool, p, ctx)
   }),
   [McpSchema.Method.resourcesList]: method({
     eras: "both",

@@ -28,8 +28,9 @@ import type * as Tasks from "./tasks.js"
 type McpError = JsonRpc.McpError
 
 /**
- * Server options (documented on `McpServer.Options`). The type parameters are the definitions'
- * and middlewares' types, so `McpServer.make` can infer the services they need and provide.
+ * Server options (`McpServer.Options`; each field is documented here, where it is declared). The
+ * type parameters are the definitions' and middlewares' types, so `McpServer.make` can infer the
+ * services they need and provide; their defaults are definitions that need no services.
  */
 export interface Options<
   T extends Tool.Any = Tool.Tool,
@@ -38,30 +39,101 @@ export interface Options<
   P extends Prompt.Any = Prompt.Prompt,
   M extends AnyMiddleware = Middleware
 > {
+  /**
+   * The server's name in its `Implementation`: sent as `serverInfo` (legacy `initialize`) or under
+   * `_meta["io.modelcontextprotocol/serverInfo"]` of every modern result.
+   */
   readonly name: string
+  /** The server's version in its `Implementation` (see {@link Options.name}). */
   readonly version: string
+  /** A human-readable name in its `Implementation`. */
   readonly title?: string
+  /** A description in its `Implementation`. */
   readonly description?: string
+  /** A website in its `Implementation`. */
   readonly websiteUrl?: string
+  /** Icons in its `Implementation`. */
   readonly icons?: ReadonlyArray<McpSchema.Icon>
+  /** Passed through in `server/discover` (modern) and the `initialize` result (legacy). */
   readonly instructions?: string
+  /** The initial tools (more come and go with `addTool` / `McpServer.tool`). */
   readonly tools?: ReadonlyArray<T>
+  /** The initial static resources. */
   readonly resources?: ReadonlyArray<Res>
+  /** The initial resource templates. */
   readonly resourceTemplates?: ReadonlyArray<Tpl>
+  /** The initial prompts. */
   readonly prompts?: ReadonlyArray<P>
+  /** Items per list page (`tools/list`, `resources/list`, …), default 100. */
   readonly pageSize?: number
+  /**
+   * Caching hints on modern `server/discover`, list and read results (MCP 2026-07-28, Caching):
+   * `ttlMs` (milliseconds, default 0) and `scope` (default `"private"`).
+   */
   readonly cache?: { readonly ttlMs?: number; readonly scope?: McpSchema.CacheScope }
+  /** The revisions served, default all of `2026-07-28`, `2025-11-25`, `2025-06-18`. */
   readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
+  /** Advertise `logging` and accept `logging/setLevel` (legacy), default false. */
   readonly logging?: boolean
+  /**
+   * Advertise `listChanged` on tools, prompts and resources and announce changes (modern: on the
+   * `subscriptions/listen` streams that asked; legacy: on the session), default false. Changes
+   * travel on the `Cluster.ChangeBus` of `make`'s context (e.g. `presa-mcp/Redis`, so the
+   * instances behind one endpoint hear each other's), else on an in-memory bus of this server.
+   */
   readonly listChanged?: boolean
+  /**
+   * Advertise `resources.subscribe` (legacy `resources/subscribe`, modern `resourceSubscriptions`
+   * in listen filters), default false.
+   */
   readonly subscribe?: boolean
+  /**
+   * A tool defect's text is `Name: message` instead of `Name`, default false (`Name` is the
+   * error's `name` when it is an identifier of at most 64 characters, else `Error`).
+   */
   readonly exposeErrorMessages?: boolean
+  /**
+   * Check tool arguments before the handler and structured results against `outputSchema`,
+   * default true. A `Tool.fromJsonSchema` tool's arguments are checked against its `inputSchema`,
+   * a `Tool.make` tool's by its Schema decode (the built-in validator's text when a refused call
+   * breaks the derived JSON Schema). A refused call is an `isError` result `Invalid arguments at
+   * <pointer>: <message>` (SEP-1303).
+   */
   readonly validate?: boolean
+  /**
+   * Replaces the built-in subset validator (see `presa-mcp/JsonSchemaFull` for full 2020-12): it
+   * then runs before every tool's handler, `Tool.make` tools included, and on structured results.
+   */
   readonly validator?: JsonSchema.Validator
+  /**
+   * The HMAC that signs the `requestState` of `input_required` results: `keys` (the first signs,
+   * all verify, so keys can be rotated; default a random key per process: give keys when several
+   * instances serve one endpoint) and `ttl` (default 10 minutes).
+   */
   readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
+  /**
+   * Skills served with the Skills extension (`io.modelcontextprotocol/skills`, SEP-2640): declares
+   * the extension (with `directoryRead`) and `resources`; each file is a resource at
+   * `skill://<path>/<file>`; `skills/list`, `skills/get`, `resources/directory/read` are answered.
+   */
   readonly skills?: ReadonlyArray<Skill.Skill>
+  /**
+   * Request middlewares, outermost first (see the `Middleware` module): what they provide is
+   * visible to the handlers' types.
+   */
   readonly middleware?: ReadonlyArray<M>
+  /**
+   * Serve the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, modern only):
+   * `{ttl, pollInterval, maxTasks}` (see `Task.Options`); declares the extension, answers
+   * `tasks/get`, `tasks/update`, `tasks/cancel`, and lets tools with a `task` policy answer with a
+   * task. Task state lives in the `Task.TaskStore` of `make`'s context, else in memory (a store
+   * with `signals`, like `presa-mcp/Redis`'s, serves every task request on any instance).
+   */
   readonly tasks?: Task.Options
+  /**
+   * `{recordToolContent}` (see `Telemetry.Options`): add a tool call's arguments and result to its
+   * SERVER span, default false. Spans and metrics need no option (see the `Telemetry` module).
+   */
   readonly telemetry?: Telemetry.Options
 }
 

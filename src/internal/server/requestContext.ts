@@ -9,7 +9,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type InputContext, RequestContext, type RequestContextShape } from "../../RequestContext.js"
 
-import type { Era } from "./dispatch.js"
+import type { Era } from "./classify.js"
 import type { DispatchOptions, Server } from "./model.js"
 import type { MrtrInput } from "./mrtr.js"
 

@@ -9,7 +9,7 @@ import type { InputRequired } from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Telemetry from "../telemetry.js"
-import type { Era } from "./dispatch.js"
+import type { Era } from "./classify.js"
 import { fail, Failure } from "./failure.js"
 import * as Methods from "./methods.js"
 import type { DispatchOptions, Server } from "./model.js"
@@ -22,22 +22,22 @@ const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
 
 /**
- * Answers a request of a known era from `snapshot`. `tool`: for `tools/call`, the tool the caller
- * already found by the request's name (the HTTP header check does), so it is not looked up twice.
- * `finish`: applied to the result in the step that settles the handler's outcome (a modern
- * result's fields: one step fewer than a `map` after it).
+ * Answers a request of a known era from `snapshot`. `entry`: the method's row, found when the
+ * request was classified. `tool`: for `tools/call`, the tool the request names, found once in
+ * `snapshot` (the header check used it already). `finish`: applied to the result in the step that
+ * settles the handler's outcome (a modern result's fields: one step fewer than a `map` after it).
  */
 export const route = (
   server: Server,
   snapshot: Defs.Snapshot,
   request: JsonRpc.Request,
   era: Era,
+  entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
   options: DispatchOptions,
   operation: Telemetry.Operation,
-  tool?: Defs.CompiledTool,
+  tool: Defs.CompiledTool | undefined,
   finish?: (result: JsonRpc.JsonObject) => JsonRpc.JsonObject
 ): Effect.Effect<JsonRpc.JsonObject, Failure> => {
-  const entry = Methods.lookup(request.method)
   const params = request.params
   const mrtr = era.era !== "modern" || entry?.mrtr !== true
     ? undefined
@@ -69,15 +69,28 @@ const routeIn = (
   Telemetry.setProtocolVersion(operation, era.protocolVersion)
   const ctx = makeContext(server, request, era, options, mrtr)
   // Capabilities come from the whole snapshot; handlers work on the caller's view, so a hidden
-  // definition is absent from lists and unknown when named (a tool found in the whole snapshot
-  // is looked up again in the view).
+  // definition is absent from lists and unknown when named. `tools/call` needs no view: its
+  // target's own predicate decides (a hidden tool is unknown).
   const caps = Methods.capabilities(server, full)
-  return full.hasVisibility
-    ? Effect.flatMap(
-      Visibility.view(full, ctx),
-      (view) => runRoute({ server, snapshot: view, caps, request, options, ctx, tool: undefined }, entry, mrtr, finish)
+  if (!full.hasVisibility) {
+    return runRoute({ server, snapshot: full, caps, request, options, ctx, tool }, entry, mrtr, finish)
+  }
+  if (request.method === McpSchema.Method.toolsCall) {
+    return Effect.flatMap(
+      Visibility.visible(tool, ctx),
+      (shown) =>
+        runRoute(
+          { server, snapshot: full, caps, request, options, ctx, tool: shown ? tool : undefined },
+          entry,
+          mrtr,
+          finish
+        )
     )
-    : runRoute({ server, snapshot: full, caps, request, options, ctx, tool }, entry, mrtr, finish)
+  }
+  return Effect.flatMap(
+    Visibility.view(full, ctx),
+    (view) => runRoute({ server, snapshot: view, caps, request, options, ctx, tool: undefined }, entry, mrtr, finish)
+  )
 }
 
 /** The middlewares around the method's handler; then how the outcome leaves (`settle`, `finish`). */
@@ -105,19 +118,15 @@ const runRoute = (
 }
 
 /**
- * The method's row in the table decides: unknown, of another era or not served with these
- * capabilities is -32601 (HTTP 404); then the client capability it requires, then its params,
- * then its handler.
+ * The method's row in the table decides: unknown or not served with these capabilities is -32601
+ * (HTTP 404; a method of another era was refused when dispatched, `Classify.refusedIn`); then the
+ * client capability it requires, then its params, then its handler.
  */
 const handle = (
   call: Methods.Call,
   entry: Methods.Entry<JsonRpc.JsonObject> | undefined
 ): Effect.Effect<JsonRpc.JsonObject, Failure | InputRequired> => {
-  if (
-    entry === undefined || (entry.eras !== "both" && entry.eras !== call.ctx.era) || !entry.gate(call.caps)
-  ) {
-    return fail(McpError.methodNotFound(call.request.method), 404)
-  }
+  if (entry === undefined || !entry.gate(call.caps)) return fail(McpError.methodNotFound(call.request.method), 404)
   const missing = entry.requires?.(call)
   return missing === undefined ? entry.handle(call) : fail(missing)
 }
@@ -148,14 +157,18 @@ const settle = (
  * handler set one), the server's info under its `_meta` key, and, for a cacheable method's complete
  * result, the caching hints `ttlMs` and `cacheScope`.
  */
-export const modernResult = (server: Server, method: string, result: JsonRpc.JsonObject): JsonRpc.JsonObject => {
+export const modernResult = (
+  server: Server,
+  entry: Methods.Entry<JsonRpc.JsonObject> | undefined,
+  result: JsonRpc.JsonObject
+): JsonRpc.JsonObject => {
   const meta = JsonRpc.isObject(result._meta) ? result._meta : {}
   const out: Record<string, unknown> = {
     resultType: "complete",
     ...result,
     _meta: { ...meta, [McpSchema.MetaKey.serverInfo]: server.info }
   }
-  if (out.resultType === "complete" && Methods.lookup(method)?.cacheable === true) {
+  if (out.resultType === "complete" && entry?.cacheable === true) {
     out.ttlMs = Math.max(0, Math.floor(server.options.cache?.ttlMs ?? 0))
     out.cacheScope = server.options.cache?.scope ?? "private"
   }

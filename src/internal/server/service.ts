@@ -1,8 +1,11 @@
 /**
  * The server service: the public `McpServer.McpServer` object is the internal `Server` itself,
- * with methods that close over it. The public type declares only the methods and `info` /
- * `versions`; the library's modules reach the internals with {@link internal} (a type-level
- * view of the same object: no wrapper, no lookup, so the per-request path is what it was).
+ * with methods that close over it. The public type declares only the brand ({@link TypeId}), the
+ * methods and `info` / `versions`; the library's modules reach the internals with
+ * {@link internal}, which finds the server among those {@link make} built (a `WeakMap`, read once
+ * per connection or call, never per message of a connection) and dies on anything else: a
+ * hand-made `McpServer` service (`Layer.succeed(McpServer.McpServer, {...})`) fails at once with
+ * a message that says so, not later on a missing field.
  * @internal
  */
 import * as Deferred from "effect/Deferred"
@@ -18,11 +21,43 @@ import type { AnyOptions, Server } from "./model.js"
 import * as Provide from "./provide.js"
 import type * as Defs from "./snapshot.js"
 
+/** The brand of a server (`McpServer.TypeId`): a value of the public type carries it. */
+export const TypeId: unique symbol = Symbol.for("presa-mcp/McpServer")
+
+/** The brand's type. */
+export type TypeId = typeof TypeId
+
+/** The servers {@link make} built, by their public face (the same object). */
+const servers = new WeakMap<McpServer.McpServer, Server>()
+
+/** What {@link internal} dies with on a value {@link make} did not build. */
+export const NOT_A_SERVER =
+  "McpServer: this service was not built by McpServer.make or McpServer.layer (a hand-made McpServer value has no server behind it)"
+
 /**
- * The internals of a server made by {@link make}. Every `McpServer.McpServer` is one (the public
- * type cannot be built any other way than by `McpServer.make`), so this is a view, not a check.
+ * The internals of a server made by {@link make}; a defect (a thrown `Error` whose message is
+ * {@link NOT_A_SERVER}) for any other value: callers run it inside an Effect, where it dies.
  */
-export const internal = <S>(server: McpServer.McpServer<S>): Server<S> => server as Server<S>
+export const internal = (server: McpServer.McpServer): Server => {
+  const found = servers.get(server)
+  if (found === undefined) throw new Error(NOT_A_SERVER)
+  return found
+}
+
+/**
+ * `f` of the internals of `server`, or a defect ({@link NOT_A_SERVER}) for a value {@link make} did
+ * not build: {@link internal} for the module functions that return an Effect, with no step added.
+ */
+export const withInternal = <A, E, R>(
+  server: McpServer.McpServer,
+  f: (server: Server) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  const found = servers.get(server)
+  return found === undefined ? Effect.die(new Error(NOT_A_SERVER)) : f(found)
+}
+
+/** The brand's value: `Services` is type-level only. */
+const brand: McpServer.McpServer<unknown>[TypeId] = { _Services: () => undefined }
 
 /** What `McpServer.Snapshot` shows of a snapshot: the wire forms, in the order they were added. */
 export const publicSnapshot = (s: Defs.Snapshot): McpServer.Snapshot => ({
@@ -39,6 +74,7 @@ export const make = <S = never>(options: AnyOptions): Effect.Effect<Server<S>, D
   Effect.map(Dispatch.make(options), (core) => {
     const server: Server<S> = {
       ...core,
+      [TypeId]: brand,
       dispatch: (message, dispatchOptions) => Dispatch.dispatch(server, message, dispatchOptions),
       handleMessage: (message, dispatchOptions) =>
         Effect.map(Dispatch.dispatch(server, message, dispatchOptions), Option.map((r) => r.message)),
@@ -72,5 +108,6 @@ export const make = <S = never>(options: AnyOptions): Effect.Effect<Server<S>, D
       resourceUpdated: (uri) => Dispatch.resourceUpdated(server, uri),
       shutdown: Effect.asVoid(Deferred.succeed(core.stopped, undefined))
     }
+    servers.set(server, server)
     return server
   })

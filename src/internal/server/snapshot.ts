@@ -7,6 +7,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { DefinitionError } from "../../Errors.js"
 import * as JsonRpc from "../../JsonRpc.js"
+import * as JsonSchema from "../../JsonSchema.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as Prompt from "../../Prompt.js"
 import type * as Resource from "../../Resource.js"
@@ -14,15 +15,21 @@ import type * as Skill from "../../Skill.js"
 import type * as Tool from "../../Tool.js"
 import * as UriTemplate from "../../UriTemplate.js"
 import * as SkillInternal from "../skill/build.js"
+import * as HeaderRules from "./headerAgreement.js"
+import * as ToolArguments from "./toolArguments.js"
 
 /** A definition was refused (declared in the public `Errors` module; documented on `McpServer.DefinitionError`). */
 export { DefinitionError }
 
-/** @internal */
+/** A tool as a request finds it: its definition, its wire form and what each call reads, worked out once. */
 export interface CompiledTool {
   readonly def: Tool.Tool
   readonly inputSchema: JsonRpc.JsonObject
   readonly wire: McpSchema.Tool
+  /** The `x-mcp-header` parameters of `inputSchema` (SEP-2243): what the 2026-07-28 HTTP header check compares. */
+  readonly headerParams: ReadonlyArray<HeaderRules.HeaderParam>
+  /** The check of a call's arguments, chosen for the server's validator (`./toolArguments.ts`). */
+  readonly check: ToolArguments.Check
 }
 
 /** @internal */
@@ -115,6 +122,13 @@ export const emptySnapshot: Snapshot = {
   hasVisibility: false
 }
 
+/** The validator of a server's options: `undefined` with `validate: false`, else `validator` or the built-in one. */
+export const validatorOf = (options: {
+  readonly validate?: boolean | undefined
+  readonly validator?: JsonSchema.Validator | undefined
+}): JsonSchema.Validator | undefined =>
+  options.validate === false ? undefined : options.validator ?? JsonSchema.validate
+
 const EMPTY_INPUT: JsonRpc.JsonObject = { type: "object", properties: {} }
 
 const pick = <T extends object, K extends keyof T>(obj: T, keys: ReadonlyArray<K>): Partial<Pick<T, K>> => {
@@ -123,8 +137,14 @@ const pick = <T extends object, K extends keyof T>(obj: T, keys: ReadonlyArray<K
   return out
 }
 
-/** @internal */
-export const compileTool = (def: Tool.Tool): Either.Either<CompiledTool, DefinitionError> => {
+/**
+ * Compiles a tool for a server whose argument validator is `validator` (`undefined`:
+ * `validate: false`).
+ */
+export const compileTool = (
+  def: Tool.Tool,
+  validator: JsonSchema.Validator | undefined
+): Either.Either<CompiledTool, DefinitionError> => {
   const inputSchema = def.inputSchema ?? EMPTY_INPUT
   const fail = (message: string) => Either.left(new DefinitionError({ kind: "tool", name: def.name, message }))
   if (def.name.length === 0) return fail("tool name must not be empty")
@@ -138,7 +158,13 @@ export const compileTool = (def: Tool.Tool): Either.Either<CompiledTool, Definit
     inputSchema,
     ...(def.outputSchema === undefined ? {} : { outputSchema: def.outputSchema })
   }
-  return Either.right({ def, inputSchema, wire })
+  return Either.right({
+    def,
+    inputSchema,
+    wire,
+    headerParams: HeaderRules.headerParams(inputSchema),
+    check: ToolArguments.compile(def, inputSchema, validator)
+  })
 }
 
 /** @internal */
@@ -189,16 +215,23 @@ const duplicate = <A>(
   return Option.none()
 }
 
-/** @internal */
-export const build = (defs: {
-  readonly tools?: ReadonlyArray<Tool.Tool> | undefined
-  readonly resources?: ReadonlyArray<Resource.Resource> | undefined
-  readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate> | undefined
-  readonly prompts?: ReadonlyArray<Prompt.Prompt> | undefined
-  readonly skills?: ReadonlyArray<CompiledSkill> | undefined
-}, revision: number): Either.Either<Snapshot, DefinitionError> =>
+/**
+ * Builds a snapshot (`validator`: the server's argument validator, `undefined` with
+ * `validate: false`; see {@link validatorOf}).
+ */
+export const build = (
+  defs: {
+    readonly tools?: ReadonlyArray<Tool.Tool> | undefined
+    readonly resources?: ReadonlyArray<Resource.Resource> | undefined
+    readonly resourceTemplates?: ReadonlyArray<Resource.ResourceTemplate> | undefined
+    readonly prompts?: ReadonlyArray<Prompt.Prompt> | undefined
+    readonly skills?: ReadonlyArray<CompiledSkill> | undefined
+  },
+  revision: number,
+  validator: JsonSchema.Validator | undefined
+): Either.Either<Snapshot, DefinitionError> =>
   Either.gen(function*() {
-    const tools = yield* Either.all((defs.tools ?? []).map(compileTool))
+    const tools = yield* Either.all((defs.tools ?? []).map((tool) => compileTool(tool, validator)))
     const templates = yield* Either.all((defs.resourceTemplates ?? []).map(compileTemplate))
     const resources = (defs.resources ?? []).map(compileResource)
     const prompts = (defs.prompts ?? []).map(compilePrompt)

@@ -22,15 +22,13 @@ import { fail, Failure } from "./failure.js"
 import type { Server } from "./model.js"
 import { nextCursor, page } from "./paging.js"
 import { isPlain, lifted } from "./requestContext.js"
-import type * as Defs from "./snapshot.js"
+import * as Defs from "./snapshot.js"
 import * as Tasks from "./tasks.js"
+import type * as ToolArguments from "./toolArguments.js"
 
 const { McpError } = JsonRpc
 
 const errorResult = (text: string): McpSchema.CallToolResult => ({ content: [Content.text(text)], isError: true })
-
-const validatorOf = (server: Server): JsonSchema.Validator | undefined =>
-  server.options.validate === false ? undefined : server.options.validator ?? JsonSchema.validate
 
 /**
  * `tools/list`, paged. A legacy caller does not see an `outputSchema` whose root is not an object
@@ -63,62 +61,60 @@ export const decodeCallParams = (params: JsonRpc.JsonObject): Either.Either<Call
 const isCallParams = (params: JsonRpc.JsonObject): params is CallParams => typeof params.name === "string"
 
 /**
- * `tools/call` (MCP 2026-07-28, Tools): finds the tool (or takes `found`, the
- * tool the caller already looked up by this name), validates the arguments against its input
- * schema (a failure is an `isError` result), and runs it, or starts a task (Tasks extension).
+ * `tools/call` (MCP 2026-07-28, Tools): `tool` is the tool the request names, found once when it
+ * was dispatched (`undefined`: none, or hidden from this caller). Checks the arguments (the tool's
+ * compiled check: a failure is an `isError` result), and runs the tool, or starts a task (Tasks
+ * extension).
  */
 export const callTool = (
   server: Server,
-  snapshot: Defs.Snapshot,
+  tool: Defs.CompiledTool | undefined,
   params: CallParams,
-  ctx: RequestContextShape,
-  found?: Defs.CompiledTool
+  ctx: RequestContextShape
 ): Effect.Effect<McpSchema.CallToolResult | Task.CreateTaskResult, Failure | InputRequired> => {
   const name = params.name
   const rawArgs = params.arguments
-  const tool = found !== undefined && found.def.name === name ? found : snapshot.toolsByName.get(name)
   if (tool === undefined) return fail(McpError.invalidParams(`Unknown tool: ${quote(name)}`, { name: quote(name) }))
   if (rawArgs !== undefined && rawArgs !== null && !JsonRpc.isObject(rawArgs)) {
     return fail(McpError.invalidParams("Invalid params: arguments must be an object"))
   }
   const args: JsonRpc.JsonObject = JsonRpc.isObject(rawArgs) ? rawArgs : {}
-  const validator = validatorOf(server)
-  if (validator !== undefined) {
-    const issues = validator(tool.inputSchema, args)
-    if (issues.length > 0) return Effect.succeed(errorResult(JsonSchema.formatIssues("Invalid arguments", issues)))
-  }
+  const checked = tool.check(args)
+  if (checked?._tag === "Invalid") return Effect.succeed(errorResult(checked.text))
   // Tasks extension: the tool's policy may answer with a task whose handler runs on.
-  if (tool.def.task === undefined) return runTool(server, tool, args, ctx)
+  if (tool.def.task === undefined) return runTool(server, tool, args, checked, ctx)
   return Effect.flatMap(
     Tasks.maybeStart(
       server.tasks,
       tool.def.task,
       args,
       ctx,
-      (c: RequestContextShape) => runTool(server, tool, args, c)
+      (c: RequestContextShape) => runTool(server, tool, args, checked, c)
     ),
     (task): Effect.Effect<McpSchema.CallToolResult | Task.CreateTaskResult, Failure | InputRequired> =>
-      Option.isSome(task) ? Effect.succeed(task.value) : runTool(server, tool, args, ctx)
+      Option.isSome(task) ? Effect.succeed(task.value) : runTool(server, tool, args, checked, ctx)
   )
 }
 
 /**
- * Runs a tool's handler on validated arguments and maps its outcome to a `CallToolResult`. A
- * handler that returns its result itself (neither an Effect nor a Promise) is answered in the
- * same step, without the combinators an Effect's outcome goes through (bench/README.md, "Issue
- * #24: server core"); a throw is a defect on either path (`Handler.lift`'s semantics).
+ * Runs a tool's handler on checked arguments (`checked`: its decoded value, when the check decoded
+ * them) and maps its outcome to a `CallToolResult`. A handler that returns its result itself
+ * (neither an Effect nor a Promise) is answered in the same step, without the combinators an
+ * Effect's outcome goes through (bench/README.md, "Issue #24: server core"); a throw is a defect
+ * on either path (`Handler.lift`'s semantics).
  */
 const runTool = (
   server: Server,
   tool: Defs.CompiledTool,
   args: JsonRpc.JsonObject,
+  checked: Exclude<ToolArguments.Checked, { readonly _tag: "Invalid" }>,
   ctx: RequestContextShape
 ): Effect.Effect<McpSchema.CallToolResult, Failure | InputRequired> =>
   Effect.suspend(() => {
-    const validator = validatorOf(server)
-    let out: ReturnType<typeof tool.def.handler>
+    const validator = Defs.validatorOf(server.options)
+    let out: ToolArguments.HandlerOutput
     try {
-      out = tool.def.handler(args, ctx)
+      out = checked === undefined ? tool.def.handler(args, ctx) : checked.run(ctx)
     } catch (defect) {
       return toolDefect(server, validator, tool, ctx, defect)
     }

@@ -44,6 +44,15 @@ export const view = (snapshot: Defs.Snapshot, ctx: RequestContextShape): Effect.
 }
 
 /**
+ * Is this definition (found in the whole snapshot) in the caller's view? What {@link view} would
+ * decide for it alone; `false` for none.
+ */
+export const visible = (
+  definition: { readonly def: { readonly visible?: Visible | undefined } } | undefined,
+  ctx: RequestContextShape
+): Effect.Effect<boolean> => definition === undefined ? Effect.succeed(false) : allowed(definition.def.visible, ctx)
+
+/**
  * A visibility predicate that requires the caller's token to carry every scope in `scopes`
  * (`ctx.auth.scopes`): the authorization rule is one use of visibility, not a second mechanism.
  */

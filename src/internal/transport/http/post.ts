@@ -13,6 +13,7 @@ import * as JsonRpc from "../../../JsonRpc.js"
 import * as McpSchema from "../../../McpSchema.js"
 import type { AuthInfo } from "../../../RequestContext.js"
 import { quote } from "../../quote.js"
+import * as Classify from "../../server/classify.js"
 import * as Connection from "../../server/connection.js"
 import * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
@@ -72,14 +73,17 @@ export const post = <R>(
             return answered(state, headers, classified)
           case "Notification":
             return accepted(state, headers, classified)
-          case "Request":
+          case "Request": {
+            // Classified once: the era routes it here, and the core reads it (and its method's row).
+            const classification = Classify.classify(state.server, classified.message, headers)
             return requestPost(
               state,
               request,
-              { message: classified, headers, auth, peer: peerOf(request) },
+              { message: classified, headers, auth, peer: peerOf(request), classification },
               classified.message,
               sseOk
             )
+          }
         }
       }
     }
@@ -110,7 +114,7 @@ const accepted = (
 ) =>
   Effect.gen(function*() {
     const notification = classified.message
-    if (Dispatch.isModern(notification.method, notification.params, headers)) {
+    if (Classify.isModern(notification.method, notification.params, headers)) {
       const methodHeader = HeaderRules.getHeader(headers, HeaderRules.Header.method)
       if (methodHeader !== undefined && methodHeader !== notification.method) {
         return json(
@@ -160,7 +164,7 @@ const requestPost = <R>(
   request: JsonRpc.Request,
   sseOk: boolean
 ): Effect.Effect<Answer, never, R> => {
-  if (Dispatch.isModern(request.method, request.params, http.headers)) {
+  if (incoming.classification?.era !== "legacy") {
     // Stateless: Mcp-Session-Id is ignored; the request runs in the response's fiber or in a fiber
     // of its scope, so closing the response cancels it.
     return http.exchange({
@@ -269,14 +273,12 @@ const statelessSession = (state: HandlerState, headers: Headers) =>
 const initialize = (state: HandlerState, incoming: Connection.Incoming, request: JsonRpc.Request) =>
   Effect.gen(function*() {
     const core = yield* Dispatch.makeSession
-    const reply = yield* Dispatch.dispatchClassified(state.server, incoming.message, {
+    const { message, status } = yield* Dispatch.dispatchRequest(state.server, request, {
       session: core,
       headers: incoming.headers,
       auth: incoming.auth,
       peer: incoming.peer
-    })
-    if (Option.isNone(reply)) return empty(202)
-    const { message, status } = reply.value
+    }, incoming.classification)
     if (JsonRpc.isErrorResponse(message) || !state.sessions) return json(status, message)
     const session = yield* state.store.create(core)
     if (Option.isNone(session)) {
