@@ -318,22 +318,28 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
         yield* Effect.forkIn(Stream.runForEach(feed, (m) => publish(session, m)), scope)
         const initializeTimeout = options.initializeTimeout
         if (!replica && initializeTimeout !== undefined && Duration.isFinite(initializeTimeout)) {
-          // A client that never completes the handshake holds a slot only this long.
+          // A client that never completes the handshake holds a slot only this long. The timer
+          // lives in the session's scope (a session that ends first takes it along: a timer in
+          // the store's scope kept every ended session reachable until it fired); the close runs
+          // in the store's scope, as closing the session interrupts the timer.
           yield* Effect.forkIn(
             Effect.sleep(initializeTimeout).pipe(
               Effect.zipRight(initializedAnywhere(session)),
               Effect.flatMap((initialized) =>
-                initialized ? Effect.void : Effect.zipRight(
-                  close(session.id),
-                  Effect.logDebug(
-                    `Streamable HTTP: session ${session.id} closed: no notifications/initialized within ${
-                      Duration.format(initializeTimeout)
-                    }`
-                  )
+                initialized ? Effect.void : Effect.forkIn(
+                  Effect.zipRight(
+                    close(session.id),
+                    Effect.logDebug(
+                      `Streamable HTTP: session ${session.id} closed: no notifications/initialized within ${
+                        Duration.format(initializeTimeout)
+                      }`
+                    )
+                  ),
+                  storeScope
                 )
               )
             ),
-            storeScope
+            scope
           )
         }
         return Option.some(session)
