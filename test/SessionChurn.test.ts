@@ -15,7 +15,10 @@
  * pair differs by up to ±350 KiB with no session held (±1 MiB over 1,000 sessions).
  *
  * An ended legacy HTTP session that stays reachable holds its connection, stream log, PubSub and
- * fibers: about 19 KiB per session (27 KiB with the JIT) before the fix. The bound, 4 KiB per
+ * fibers: about 19 KiB per session (27 KiB with the JIT) before the fix, where the handshake timer
+ * (`sessionInitializeTimeout`, a fiber of the store's scope) held each session until it fired; the
+ * fixture sets that timeout to an hour, so such a timer holds every session of the run (with the
+ * fix reverted: +19.8 KiB per session between 100 and 400 sessions). The bound, 4 KiB per
  * session over 300 sessions (1.2 MiB), is above the steps and far below such a leak. The other
  * phases (in-process clients, listen streams, tasks, stdio processes) measured flat within the same
  * steps (stdio: +26 KiB over 80 processes) and have the same kind of bound, per cycle.
