@@ -2,7 +2,7 @@
  * The Streamable HTTP server handler, both eras on one endpoint (MCP 2025-11-25 and 2026-07-28,
  * Basic, Transports, "Streamable HTTP"; "Security Warning": Origin and Host checks; Authorization
  * when `auth` is set). POST is `post.ts`; each request runs on a connection
- * (`server/connection.ts`): one per legacy session (the session store, `session.ts`), one per
+ * (`server/connection.ts`): one per legacy session (the session store, `session/store.ts`), one per
  * stateless request.
  * @internal
  */
@@ -25,7 +25,7 @@ import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
 import { post } from "./post.js"
 import { ALLOW, type Answer, empty, exchange, isSent, refuse, sse } from "./responses.js"
-import * as Sessions from "./session.js"
+import * as Sessions from "./session/store.js"
 import { type EndpointRequest, type HandlerState, sessionOf } from "./state.js"
 import * as Http from "./wire.js"
 

@@ -14,7 +14,7 @@ import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
 import type { Headers, SessionState } from "../../server/model.js"
 import { type Answer, type ExchangeArgs, refuse } from "./responses.js"
-import type * as Sessions from "./session.js"
+import type * as Sessions from "./session/model.js"
 
 /**
  * One HTTP request as the endpoint handling reads it. Two adapters build it: the platform's
