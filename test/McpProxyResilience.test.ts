@@ -112,9 +112,10 @@ const makeWeb = McpServer.make({
   ]
 })
 
+// The proxy names the backend in the message its user reads (docs/proxy.md, "Questions from backends").
 const onElicit = (params: { readonly [k: string]: unknown }) =>
   Effect.succeed(
-    params.message === "Which colour?"
+    params.message === "[web] Which colour?"
       ? { action: "accept" as const, content: { colour: "teal" } }
       : { action: "accept" as const, content: { name: "Ada" } }
   )
