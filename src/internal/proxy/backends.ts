@@ -91,8 +91,7 @@ export const makeState = (
   backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
   interest: Interest,
   limits: Limits
-): Effect.Effect<State> =>
-  Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest, limits }))
+): Effect.Effect<State> => Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest, limits }))
 
 /** What a link is made of besides the state. */
 export interface LinkOptions {

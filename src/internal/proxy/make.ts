@@ -267,7 +267,9 @@ const start = (
     const listed = yield* listAll(state, links, retrying)
     // Backends given connected are the app's own wiring: a collision among them is refused. A
     // connector's entries go through `apply`'s rule like any later change (the proxy starts).
-    yield* refuseCollisions(listed.filter(([link]) => !retrying(link)).map(([link, items]) => [link.prefix, items] as const))
+    yield* refuseCollisions(
+      listed.filter(([link]) => !retrying(link)).map(([link, items]) => [link.prefix, items] as const)
+    )
     for (const [link, items] of listed) yield* apply(state, link, ALL_GROUPS, items)
     yield* Deferred.succeed(ready, undefined)
     for (const [link] of listed) {
