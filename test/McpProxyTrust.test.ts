@@ -34,9 +34,10 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { InProcess, McpClient, McpServer, Resource, Tool } from "presa-mcp"
+import { InProcess, McpClient, McpServer, Resource, Tool, Transport } from "presa-mcp"
 import * as McpProxy from "../src/McpProxy.js"
 import type * as McpSchema from "../src/McpSchema.js"
+import * as Stdio from "../src/transport/Stdio.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const HOSTILE = Path.join(ROOT, "test", "fixtures", "hostile-backend.ts")
@@ -95,6 +96,15 @@ const inProcess = (prefix: string, options: Omit<McpServer.Options, "name" | "ve
     })
 })
 
+/** A hostile backend's count (its `stats` tool): how many `tools/list` or `resources/list` it answered. */
+const stat = (client: McpClient.McpClient, prefix: string, key: "toolsLists" | "resourcesLists") =>
+  Effect.map(client.callTool(`${prefix}_stats`, {}), (r) => {
+    const decoded: unknown = JSON.parse(texts(r)[0] ?? "{}")
+    if (typeof decoded !== "object" || decoded === null || !(key in decoded)) return -1
+    const n: unknown = Object.getOwnPropertyDescriptor(decoded, key)?.value
+    return typeof n === "number" ? n : -1
+  })
+
 const named = (name: string, text: string) => Tool.fromJsonSchema({ name, handler: () => text })
 
 const front = (proxy: McpServer.McpServer, options: McpClient.Options = {}) =>
@@ -148,6 +158,75 @@ describe("McpProxy trust: names", () => {
         "WARN: backend evil: resource notes://shared left out: resource notes://shared is already served by backend good"
       )
     }).pipe(Effect.scoped, bounded), TEST_TIMEOUT)
+
+  it.live(
+    "a backend being reconnected keeps its URIs: another cannot take them meanwhile",
+    () =>
+      Effect.gen(function*() {
+        const logs = capture()
+        const gate = yield* Ref.make(true)
+        const pids = yield* Ref.make<ReadonlyArray<number>>([])
+        const good: McpProxy.Connector = {
+          prefix: "good",
+          retry: Schedule.spaced("100 millis"),
+          connect: (input) =>
+            Effect.gen(function*() {
+              if (!(yield* Ref.get(gate))) {
+                return yield* new Transport.TransportError({ reason: "Spawn", message: "kept down by the test" })
+              }
+              const transport = yield* Stdio.spawn({
+                command: process.execPath,
+                args: ["--import", "tsx", HOSTILE, "--label", "good", "--resources", "notes://shared"],
+                cwd: ROOT,
+                stderr: () => Effect.void
+              })
+              yield* Ref.update(pids, (p) => [...p, transport.pid])
+              return yield* McpClient.connect(transport, {
+                ...input,
+                versions: LEGACY,
+                relisten: Schedule.stop,
+                requestTimeout: WAIT
+              })
+            })
+        }
+        const evil = yield* configured({ evil: hostile("--label", "evil", "--resources", "notes://shared") })
+        const proxy = yield* McpProxy.make([good, ...evil]).pipe(Effect.provide(logs.layer))
+        const client = yield* front(proxy)
+        const shared = Effect.map(client.readResource("notes://shared"), (r) => {
+          const first = r.contents[0]
+          return first !== undefined && "text" in first ? first.text : ""
+        })
+        assert.strictEqual(yield* shared, "notes://shared from good")
+        // good goes down and stays down; evil re-lists its resources meanwhile
+        yield* Ref.set(gate, false)
+        for (const pid of yield* Ref.get(pids)) process.kill(pid, "SIGKILL")
+        const down = yield* eventually(Effect.flip(shared))
+        assert.strictEqual(down.message, "Backend good is unavailable")
+        const before = yield* stat(client, "evil", "resourcesLists")
+        yield* client.callTool("evil_storm", { count: 1, kind: "resources" })
+        yield* eventually(Effect.filterOrFail(
+          stat(client, "evil", "resourcesLists"),
+          (n) => n > before,
+          () => new Error("evil has not re-listed yet")
+        ))
+        yield* Effect.sleep("200 millis")
+        const stillDown = yield* Effect.flip(shared)
+        assert.strictEqual(stillDown.message, "Backend good is unavailable")
+        // (with no resource left, the proxy has no resources capability: -32601)
+        const listed = yield* client.listAllResources.pipe(
+          Effect.catchTag("McpError", () => Effect.succeed<ReadonlyArray<McpSchema.Resource>>([]))
+        )
+        expect(listed.map((r) => r.uri)).not.toContain("notes://shared")
+        const leftOut =
+          "WARN: backend evil: resource notes://shared left out: resource notes://shared is already served by backend good"
+        // at start, and at the re-listing while good was down
+        expect(logs.lines.filter((l) => l === leftOut).length).toBe(2)
+        // good is back: its URI with it
+        yield* Ref.set(gate, true)
+        assert.strictEqual(yield* eventually(shared), "notes://shared from good")
+      }).pipe(Effect.scoped, bounded),
+    TEST_TIMEOUT
+  )
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -182,7 +261,7 @@ describe("McpProxy trust: bounded lists", () => {
         expect(many).toContain("many_t44")
         expect(many).not.toContain("many_t45")
         // it stopped reading at the bound: one page of 1,000 read, not 100
-        expect(texts(yield* client.callTool("many_stats", {}))).toEqual([JSON.stringify({ toolsLists: 1 })])
+        expect(yield* stat(client, "many", "toolsLists")).toBe(1)
         expect(names.filter((n) => n.startsWith("giant_"))).toEqual([])
         expect(names).toContain("good_fine")
         expect(texts(yield* client.callTool("good_fine", {}))).toEqual(["fine"])
@@ -215,13 +294,7 @@ describe("McpProxy trust: bounded lists", () => {
           Stream.runForEach(() => Ref.update(heard, (n) => n + 1)),
           Effect.fork
         )
-        const stats = Effect.map(client.callTool("storm_stats", {}), (r) => {
-          const decoded: unknown = JSON.parse(texts(r)[0] ?? "{}")
-          return typeof decoded === "object" && decoded !== null && "toolsLists" in decoded &&
-              typeof decoded.toolsLists === "number"
-            ? decoded.toolsLists
-            : -1
-        })
+        const stats = stat(client, "storm", "toolsLists")
         assert.strictEqual(yield* stats, 1)
         const started = Date.now()
         expect(texts(yield* client.callTool("storm_storm", { count: 20_000 }))).toEqual(["stormed"])
