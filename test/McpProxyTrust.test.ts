@@ -312,6 +312,38 @@ describe("McpProxy trust: bounded lists", () => {
       }).pipe(Effect.scoped, bounded),
     TEST_TIMEOUT
   )
+
+  it.live(
+    "a storm whose every listing differs: the proxy's listener gets at most one list_changed per re-listing",
+    () =>
+      Effect.gen(function*() {
+        const churn = yield* configured({ churn: hostile("--churn") })
+        const proxy = yield* McpProxy.make(churn)
+        const client = yield* front(proxy)
+        const heard = yield* Ref.make(0)
+        const subscription = yield* client.listen({ toolsListChanged: true })
+        const listener = yield* subscription.notifications.pipe(
+          Stream.runForEach(() => Ref.update(heard, (n) => n + 1)),
+          Effect.fork
+        )
+        expect(texts(yield* client.callTool("churn_storm", { count: 20_000 }))).toEqual(["stormed"])
+        yield* Effect.sleep("2 seconds")
+        const lists = yield* stat(client, "churn", "toolsLists")
+        // the last listing is what the proxy serves
+        const names = yield* eventually(Effect.filterOrFail(
+          toolNames(client),
+          (ns) => ns.includes(`churn_v${lists}`),
+          () => new Error("the last listing is not served yet")
+        ))
+        expect(names.filter((n) => n.startsWith("churn_v"))).toEqual([`churn_v${lists}`])
+        const announced = yield* Ref.get(heard)
+        expect(announced).toBeGreaterThanOrEqual(1)
+        // the first listing (at start) announced nothing to this listener
+        expect(announced).toBeLessThanOrEqual(lists - 1)
+        yield* Fiber.interrupt(listener)
+      }).pipe(Effect.scoped, bounded),
+    TEST_TIMEOUT
+  )
 })
 
 // ---------------------------------------------------------------------------------------------
