@@ -9,7 +9,9 @@
  * - Lists: endless pages, 100,000 tools and a 17 MB schema are cut at `maxListPages`,
  *   `maxListItems`, `maxListBytes` (an error logged); the other backends are served.
  * - `list_changed` storms: 20,000 notifications in one write lead to re-listings at least 100 ms
- *   apart, and no list_changed for the proxy's own listener (nothing changed).
+ *   apart, and no list_changed for the proxy's own listener when nothing changed (at most one per
+ *   re-listing when every listing differs).
+ * - URIs of a backend being reconnected stay reserved for it.
  * - Questions: an elicitation relayed to the user names its backend in the message and in
  *   `_meta["presa-mcp/backend"]` (a backend's own claim to be another is overwritten); sampling
  *   carries the `_meta` key.
