@@ -511,6 +511,8 @@ describe("McpProxy trust: secrets of an mcpServers file", () => {
       assert.strictEqual(error.reason, "Json")
       expect(error.message.startsWith(`${file}: not JSON: `)).toBe(true)
       expect(error.message).not.toContain(SECRET)
+      // nor through its cause (the SyntaxError quotes the text)
+      assert.strictEqual(error.cause, undefined)
       Fs.rmSync(dir, { recursive: true, force: true })
     }))
 })

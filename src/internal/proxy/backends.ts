@@ -41,7 +41,7 @@ export type { Backend, ToolPolicy } from "../../McpProxy.js"
 /**
  * One backend's status and the items the proxy serves for it (by item id; none while down).
  * `generation` counts its connections (a link of an older one is down); `retrying`: down but
- * being reconnected, `gone` then holds the ids of what it served before it went down.
+ * being reconnected, `gone` then holds the identities (claim ids) it held before it went down.
  */
 export interface BackendState {
   readonly status: "up" | "down"
@@ -172,7 +172,8 @@ const markDown =
           served: new Map(),
           generation,
           retrying,
-          gone: retrying ? new Set(current.served.keys()) : new Set()
+          // every identity it held (a skill's files too), kept for it while it reconnects
+          gone: retrying ? new Set([...current.served.values()].flatMap((it) => it.claims.map(claimId))) : new Set()
         }))
       yield* Deferred.succeed(lost, reason)
       for (const it of current.served.values()) {

@@ -213,8 +213,8 @@ export const load = (file: string): Effect.Effect<Config, ConfigError, FileSyste
           reason: "Json",
           file,
           path: "",
-          message: `${file}: not JSON: ${jsonProblem(e)}`,
-          cause: e
+          // no `cause`: the SyntaxError's own message quotes the file
+          message: `${file}: not JSON: ${jsonProblem(e)}`
         })
     })
     return yield* decode(json, file)
