@@ -66,6 +66,24 @@
  *   backend's server→client requests that arrive outside any call (stdio; the HTTP GET stream)
  *   go to the one proxied call in flight to it (see {@link inputHandlers}).
  *
+ * Trust boundaries (docs/proxy.md): a backend cannot take over another's entries, nor make the
+ * proxy hold or re-list without bound.
+ *
+ * - Names: a tool or prompt name is in the namespace of the backend with the longest prefix it
+ *   starts with (`a_b_c` belongs to `a_b` when both `a` and `a_b` are backends): backend `a`'s
+ *   tool `b_c` is left out (logged) whether or not `a_b` serves `c`. A URI (resource, template,
+ *   skill and its files) stays with the backend that served it first (at start, the earlier one
+ *   in the list), also while that backend is being reconnected. The left-out entry is logged; the
+ *   other backends keep theirs.
+ * - Lists: each list of a backend is read within `maxListPages`, `maxListItems` and
+ *   `maxListBytes` (see {@link Options}); a list over a bound is cut there (an error logged).
+ * - `list_changed`: re-listing a backend is coalesced: one at a time, at least 100 ms apart, the
+ *   changes that arrive meanwhile in one more; the proxy's own listeners are told only of real
+ *   changes.
+ * - Questions relayed to the proxy's callers name their backend (see {@link inputHandlers}).
+ * - Secrets of a configuration ({@link Config}: `env` and `headers` values, the OAuth client
+ *   secret, a URL's credentials and query) are never quoted in errors or logs.
+ *
  * @since 0.1.0
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -192,7 +210,17 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
  * - `pingInterval`: `DurationInput`, default none: when set, each backend gets a `ping` that often,
  *   and one with no answer (a transport failure or the client's `requestTimeout`) marks the backend
  *   down. Any answer, an error included, counts as alive. Without it a dead backend is noticed when
- *   a call or its listen stream fails.
+ *   a call or its listen stream fails;
+ * - `maxListPages` (since 0.2.0): pages of one backend list followed (`nextCursor`), default 100;
+ * - `maxListItems` (since 0.2.0): entries kept of one backend list (`tools/list`, `prompts/list`,
+ *   `resources/list`, `resources/templates/list`, `skills/list` each), default 10,000;
+ * - `maxListBytes` (since 0.2.0): bytes (UTF-8 JSON) of the entries kept of one backend list, a
+ *   static skill counting the declared sizes of its files too (they are fetched and held), default
+ *   16 MiB.
+ *
+ * A list over one of the last three is cut: the entries read within the bounds are served in the
+ * backend's order, reading stops, the rest is left out and an error naming the backend and the
+ * bound is logged. The other backends are not affected.
  *
  * @since 0.1.0
  * @category models
@@ -222,9 +250,10 @@ export type Collision = internalError.Collision
  * The proxy could not be built (in-process; never sent on the wire). `reason`:
  *
  * - `"Prefix"`: a prefix is empty, has other characters than `A-Z a-z 0-9 _ . -`, or is used twice;
- * - `"Collision"`: at start, two or more backends serve the same identity; `collisions` names every
- *   one with all the backends involved (e.g. prefixes `a` + tool `b_c` and `a_b` + tool `c` both
- *   give `a_b_c`);
+ * - `"Collision"`: at start, two or more {@link Backend}s (given connected: the app's own wiring)
+ *   serve the same identity; `collisions` names every one with all the backends involved (e.g.
+ *   prefixes `a` + tool `b_c` and `a_b` + tool `c` both give `a_b_c`). A {@link Connector}'s
+ *   colliding entries never stop the proxy: they are left out by the rule of the module docs;
  * - `"Backend"`: a {@link Backend} could not be listed at start (`backend` is its prefix, `cause`
  *   the client's error). A {@link Connector} that cannot be connected or listed at start is not
  *   an error: the proxy starts without it and keeps trying.
@@ -261,8 +290,11 @@ export type ProxyError = internalError.ProxyError
  *   goes to the backend (its files are those `resources/directory/read` lists, when the backend
  *   offers it, else its `SKILL.md`). A skill only `skills/get` answers (unlisted) is not served.
  *   The backend's own resources that are files of its listed skills are not served separately.
- * - Live changes: an entry that claims an identity another backend already serves is left out
- *   and logged (the earlier one stays).
+ * - Collisions: among {@link Backend}s given connected, `ProxyError` "Collision". Otherwise (a
+ *   {@link Connector}, and every later change) an entry the module docs' rule refuses — a name in
+ *   another backend's namespace, a URI another backend served first — is left out and logged.
+ * - Each list is read within the {@link Options} bounds (`maxListPages`, `maxListItems`,
+ *   `maxListBytes`).
  *
  * Fails with `ProxyError` (`"Prefix"`, `"Collision"`, `"Backend"`).
  *
@@ -318,12 +350,26 @@ export const make: (
  *   legacy stdio backend as a {@link Connector} (or through {@link fromConfig}) to have its
  *   questions forwarded.
  * - Outside a proxied call (a client used directly) they answer -32603.
+ * - Every question relayed names its backend (since 0.2.0): `_meta["presa-mcp/backend"]`
+ *   ({@link BACKEND_META_KEY}) is the backend's prefix, whatever the backend put there, and an
+ *   elicitation's `message` (what the user reads) starts with `[<prefix>] `. Sampling and roots
+ *   keep their other params (the messages are the model's input).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const inputHandlers: Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl"> =
   internalInput.inputHandlers
+
+/**
+ * The `_meta` key naming the backend (its prefix) a question relayed by the proxy comes from
+ * (`elicitation/create`, `sampling/createMessage`, `roots/list`; see {@link inputHandlers}).
+ * A host that shows such requests to its user can show it.
+ *
+ * @since 0.2.0
+ * @category symbols
+ */
+export const BACKEND_META_KEY: "presa-mcp/backend" = internalInput.BACKEND_META_KEY
 
 // ---------------------------------------------------------------------------------------------
 // configuration files
@@ -335,7 +381,8 @@ export const inputHandlers: Pick<McpClient.Options, "onElicit" | "onSample" | "o
  *
  * - `command`: the program, looked up on `PATH` (no shell); non-empty;
  * - `args`: its arguments, as they are (no expansion); default none;
- * - `env`: variables added to the proxy's environment for it; default none;
+ * - `env`: variables added to the proxy's environment for it; default none. Their values may be
+ *   secrets: errors and logs name them by their field, never quote them;
  * - `cwd`: its working directory, as written (a relative one is relative to the proxy's own
  *   working directory, not to the file); default the proxy's;
  * - `type`: optional, `"stdio"`.
@@ -350,7 +397,9 @@ export const StdioServer: typeof internalConfig.StdioServer = internalConfig.Std
  * fields of {@link Config}:
  *
  * - `url`: the MCP endpoint, an `http:` or `https:` URL;
- * - `headers`: sent on every request (e.g. `Authorization`); default none;
+ * - `headers`: sent on every request (e.g. `Authorization`); default none; their values, the
+ *   `oauth` `clientSecret` and the URL's user, password and query are never quoted in errors or
+ *   logs (the URL is named as `https://host/path?…`);
  * - `oauth`: the proxy authorizes itself at this server with OAuth (MCP Authorization; see
  *   `OAuth.make`), every field optional: `clientId` and `clientSecret` of a pre-registered
  *   client (else dynamic registration), `grant` (`"authorization_code"`, default, or

@@ -25,10 +25,11 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Content, InProcess, Input, McpClient, McpServer, Prompt, Resource, Skill, Tool } from "presa-mcp"
+import { Content, InProcess, Input, JsonRpc, McpClient, McpServer, Prompt, Resource, Skill, Tool } from "presa-mcp"
 import * as McpProxy from "../src/McpProxy.js"
 import type * as McpSchema from "../src/McpSchema.js"
 import * as Stdio from "../src/transport/Stdio.js"
@@ -189,7 +190,10 @@ const makeWeb = (interrupted: Deferred.Deferred<void>) =>
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill\n---\n# ${name}\n`
 const BAD_DIGEST = `sha256:${"0".repeat(64)}`
 
-/** A client that lies about `bad-skill`'s SKILL.md digest in `skills/list` and `skills/get`. */
+/**
+ * A client that lies about `bad-skill`'s SKILL.md digest in `skills/list` and `skills/get` (the
+ * proxy reads `skills/list` page by page with `request`, so the raw pages lie too).
+ */
 const lying = (real: McpClient.McpClient): McpClient.McpClient => {
   const tamper = (entry: Skill.SkillEntry): Skill.SkillEntry =>
     entry.uri.includes("bad-skill") && entry.resources !== Skill.DYNAMIC_RESOURCES
@@ -198,8 +202,23 @@ const lying = (real: McpClient.McpClient): McpClient.McpClient => {
         resources: entry.resources.map((r) => (r.uri === entry.uri ? { ...r, digest: BAD_DIGEST } : r))
       }
       : entry
+  const tamperPage = (page: JsonRpc.JsonObject): JsonRpc.JsonObject => {
+    const skills = page.skills
+    if (!Array.isArray(skills)) return page
+    return {
+      ...page,
+      skills: skills.map((u) => {
+        const entry = Schema.decodeUnknownEither(Skill.SkillEntry)(u)
+        return Either.isRight(entry) ? Schema.encodeSync(Skill.SkillEntry)(tamper(entry.right)) : u
+      })
+    }
+  }
   return {
     ...real,
+    request: (method, params, options) =>
+      method === Skill.Method.list
+        ? Effect.map(real.request(method, params, options), tamperPage)
+        : real.request(method, params, options),
     listSkills: Effect.map(real.listSkills, (entries) => entries.map(tamper)),
     getSkill: (uri) => Effect.map(real.getSkill(uri), tamper)
   }

@@ -112,9 +112,10 @@ const makeWeb = McpServer.make({
   ]
 })
 
+// The proxy names the backend in the message its user reads (docs/proxy.md, "Questions from backends").
 const onElicit = (params: { readonly [k: string]: unknown }) =>
   Effect.succeed(
-    params.message === "Which colour?"
+    params.message === "[web] Which colour?"
       ? { action: "accept" as const, content: { colour: "teal" } }
       : { action: "accept" as const, content: { name: "Ada" } }
   )
@@ -389,7 +390,12 @@ describe("McpProxy configuration files", () => {
       ],
       [{ mcpServers: { a: { command: "x", args: ["ok", 3] } } }, "mcpServers.a.args[1]", "Expected string, actual 3"],
       [{ mcpServers: { a: { command: "" } } }, "mcpServers.a.command", "expected a non-empty command"],
-      [{ mcpServers: { a: { command: "x", env: { A: 1 } } } }, "mcpServers.a.env.A", "Expected string, actual 1"],
+      // env and header values may be secrets: named by their field, never quoted (issue 34, item 6)
+      [
+        { mcpServers: { a: { command: "x", env: { A: 1 } } } },
+        "mcpServers.a.env.A",
+        "expected a string (the value is not shown: it may be a secret)"
+      ],
       [{ mcpServers: { a: { url: "ftp://h/mcp" } } }, "mcpServers.a.url", "expected an http: or https: URL"],
       [{ mcpServers: { a: { url: "http://h/mcp", type: "sse" } } }, "mcpServers.a.type", "Expected"],
       [{ mcpServers: { a: { command: "x", prefix: "a b" } } }, "mcpServers.a.prefix", "expected 1 or more"],

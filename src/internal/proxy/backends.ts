@@ -31,6 +31,7 @@ import {
   listTools
 } from "./definitions.js"
 import type * as ProxyInput from "./input.js"
+import type { Limits } from "./listing.js"
 import { listSkills } from "./skills.js"
 import type { Interest } from "./updates.js"
 
@@ -40,7 +41,7 @@ export type { Backend, ToolPolicy } from "../../McpProxy.js"
 /**
  * One backend's status and the items the proxy serves for it (by item id; none while down).
  * `generation` counts its connections (a link of an older one is down); `retrying`: down but
- * being reconnected, `gone` then holds the ids of what it served before it went down.
+ * being reconnected, `gone` then holds the identities (claim ids) it held before it went down.
  */
 export interface BackendState {
   readonly status: "up" | "down"
@@ -60,6 +61,8 @@ export interface State {
   readonly lock: Effect.Semaphore
   /** The callers' resource subscriptions (URI → count). */
   readonly interest: Interest
+  /** The bounds on each backend's lists. */
+  readonly limits: Limits
 }
 
 /** The three groups, in the order a full listing takes them. */
@@ -86,8 +89,9 @@ export const makeBackends = (
 export const makeState = (
   server: McpServer.McpServer,
   backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
-  interest: Interest
-): Effect.Effect<State> => Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest }))
+  interest: Interest,
+  limits: Limits
+): Effect.Effect<State> => Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest, limits }))
 
 /** What a link is made of besides the state. */
 export interface LinkOptions {
@@ -168,7 +172,8 @@ const markDown =
           served: new Map(),
           generation,
           retrying,
-          gone: retrying ? new Set(current.served.keys()) : new Set()
+          // every identity it held (a skill's files too), kept for it while it reconnects
+          gone: retrying ? new Set([...current.served.values()].flatMap((it) => it.claims.map(claimId))) : new Set()
         }))
       yield* Deferred.succeed(lost, reason)
       for (const it of current.served.values()) {
@@ -219,24 +224,71 @@ export const goneOwner = (
     return undefined
   })
 
-/** The backend's items of `groups` (outside the lock). */
+/** The backend's items of `groups`, each list within `state.limits` (outside the lock). */
 export const list = (state: State, link: Link, groups: ReadonlyArray<Group>) =>
   Effect.gen(function*() {
     const current = (yield* Ref.get(state.backends)).get(link.prefix)?.served ?? new Map<string, Item>()
     const out: Array<Item> = []
-    if (groups.includes("tools")) out.push(...(yield* listTools(link)))
-    if (groups.includes("prompts")) out.push(...(yield* listPrompts(link)))
+    if (groups.includes("tools")) out.push(...(yield* listTools(link, state.limits)))
+    if (groups.includes("prompts")) out.push(...(yield* listPrompts(link, state.limits)))
     if (groups.includes("resources")) {
-      const skills = yield* listSkills(link, current)
-      out.push(...(yield* listResources(link, skills.covers)), ...skills.items)
+      const skills = yield* listSkills(link, state.limits, current)
+      out.push(...(yield* listResources(link, state.limits, skills.covers)), ...skills.items)
     }
     return out
   })
 
 /**
+ * The backend whose namespace the prefixed name `name` is in: the longest of `prefixes` that
+ * `name` starts with followed by `_` (`a_b_c` is in `a_b`'s namespace when both `a` and `a_b`
+ * are backends).
+ */
+export const namespaceOf = (prefixes: Iterable<string>, name: string): string | undefined => {
+  let owner: string | undefined
+  for (const p of prefixes) {
+    if (name.startsWith(`${p}_`) && (owner === undefined || p.length > owner.length)) owner = p
+  }
+  return owner
+}
+
+/**
+ * The identities other backends hold (claim id → prefix): what they serve, and what a backend
+ * being reconnected served before it went down (kept for it until its next listing is served).
+ */
+const takenByOthers = (all: ReadonlyMap<string, BackendState>, prefix: string): ReadonlyMap<string, string> => {
+  const taken = new Map<string, string>()
+  for (const [other, s] of all) {
+    if (other === prefix) continue
+    for (const it of s.served.values()) for (const c of it.claims) taken.set(claimId(c), other)
+    for (const id of s.gone) taken.set(id, other)
+  }
+  return taken
+}
+
+/**
+ * Why `it` may not be served for backend `prefix`, if so (the collision rule, which no timing
+ * changes): a tool or prompt whose prefixed name is in another backend's namespace (see
+ * {@link namespaceOf}: backend `a`'s tool `b_c` would be `a_b_c`, a name of backend `a_b`); an
+ * identity another backend holds (first served keeps it).
+ */
+const clashOf = (
+  all: ReadonlyMap<string, BackendState>,
+  taken: ReadonlyMap<string, string>,
+  prefix: string,
+  it: Item
+): string | undefined => {
+  if (it.kind === "tool" || it.kind === "prompt") {
+    const owner = namespaceOf(all.keys(), it.key)
+    if (owner !== undefined && owner !== prefix) return `its name is in the namespace of backend ${owner} (${owner}_*)`
+  }
+  const clash = it.claims.map(claimId).find((id) => taken.has(id))
+  return clash === undefined ? undefined : `${clash} is already served by backend ${taken.get(clash)}`
+}
+
+/**
  * Makes the proxy serve `items` for the backend's `groups` (under the lock): removes what is
- * gone or changed, adds what is new or changed; an item that claims an identity another
- * backend serves is left out and logged.
+ * gone or changed, adds what is new or changed; an item {@link clashOf} refuses is left out and
+ * logged, and the other backends' entries are untouched.
  */
 export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, items: ReadonlyArray<Item>) =>
   state.lock.withPermits(1)(Effect.gen(function*() {
@@ -244,22 +296,16 @@ export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, it
     const mine = all.get(link.prefix)
     if (mine === undefined || mine.status === "down" || mine.generation !== link.generation) return
     const kinds = new Set(groups.flatMap((g) => GROUP_KINDS[g]))
-    const taken = new Map<string, string>()
-    for (const [prefix, s] of all) {
-      if (prefix === link.prefix) continue
-      for (const it of s.served.values()) for (const c of it.claims) taken.set(claimId(c), prefix)
-    }
+    const taken = takenByOthers(all, link.prefix)
     const next = new Map<string, Item>()
     for (const it of items) {
       if (next.has(it.id)) {
         yield* Effect.logWarning(`backend ${link.prefix}: ${it.id} is listed twice; the first is served`)
         continue
       }
-      const clash = it.claims.map(claimId).find((id) => taken.has(id))
+      const clash = clashOf(all, taken, link.prefix, it)
       if (clash !== undefined) {
-        yield* Effect.logWarning(
-          `backend ${link.prefix}: ${it.id} left out: ${clash} is already served by backend ${taken.get(clash)}`
-        )
+        yield* Effect.logWarning(`backend ${link.prefix}: ${it.id} left out: ${clash}`)
         continue
       }
       next.set(it.id, it)

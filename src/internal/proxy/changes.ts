@@ -4,14 +4,17 @@
  * MCP 2026-07-28, Subscriptions; legacy session notifications, MCP 2025-11-25, Server Features ›
  * Tools, Prompts and Resources › List Changed Notification), re-lists the groups a batch of
  * notifications names and serves the result (`apply` in backends.ts), which announces the change
- * to the proxy's own listeners.
+ * to the proxy's own listeners. Re-listing is coalesced: one at a time per backend, at least
+ * 100 ms apart, whatever the rate of its notifications (see `coalescer`).
  * @internal
  */
-import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
@@ -45,6 +48,41 @@ const sync = (state: State, link: Link, groups: ReadonlyArray<Group>) =>
     yield* Effect.logWarning(`backend ${link.prefix}: re-listing ${groups.join(", ")} failed: ${e.message}`)
   })
 
+/** How long the first change of a batch waits for more before the re-listing starts. */
+const COALESCE_WINDOW = Duration.millis(20)
+/** The least time between the end of one re-listing of a backend and the start of the next. */
+const RELIST_GAP = Duration.millis(100)
+
+/**
+ * The re-listing of one backend, coalesced: `changed(group)` only records the group and wakes the
+ * re-lister (it never waits), so the notifications are read as fast as they come and hold no
+ * memory per notification. One fiber (in the caller's Scope) re-lists: it waits
+ * {@link COALESCE_WINDOW}, re-lists every group recorded so far in one go, then waits
+ * {@link RELIST_GAP}. So at most one re-listing per backend is in flight, changes that arrive
+ * meanwhile make one more, and a backend that sends `list_changed` in a loop is re-listed at most
+ * about ten times a second, whatever its rate.
+ */
+const coalescer = (
+  state: State,
+  link: Link
+): Effect.Effect<(group: Group) => Effect.Effect<void>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const pending = yield* Ref.make<ReadonlySet<Group>>(new Set())
+    const wake = yield* Queue.sliding<void>(1)
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      yield* Queue.take(wake)
+      yield* Effect.sleep(COALESCE_WINDOW)
+      const groups = yield* Ref.getAndSet(pending, new Set())
+      if (groups.size > 0) yield* sync(state, link, ALL_GROUPS.filter((g) => groups.has(g)))
+      yield* Effect.sleep(RELIST_GAP)
+    })))
+    return (group: Group) =>
+      Ref.update(pending, (p) => (p.has(group) ? p : new Set([...p, group]))).pipe(
+        Effect.zipRight(Queue.offer(wake, undefined)),
+        Effect.asVoid
+      )
+  })
+
 /**
  * Follows a backend's list changes: listens (modern `subscriptions/listen`, legacy session
  * notifications) and re-lists what changed. A graceful end of the stream re-listens (and
@@ -69,12 +107,12 @@ export const watch = (
         yield* Deferred.succeed(listening, undefined)
         yield* Deferred.await(ready)
         if (round > 0) yield* sync(state, link, ALL_GROUPS)
+        const changed = yield* coalescer(state, link)
         yield* subscription.notifications.pipe(
-          Stream.groupedWithin(64, "20 millis"),
-          Stream.runForEach((chunk) => {
+          Stream.runForEach((n) => {
             delay = FIRST_RETRY_MS
-            const groups = ALL_GROUPS.filter((g) => Chunk.some(chunk, (n) => GROUP_OF_METHOD[n.method] === g))
-            return groups.length === 0 ? Effect.void : sync(state, link, groups)
+            const group = GROUP_OF_METHOD[n.method]
+            return group === undefined ? Effect.void : changed(group)
           })
         )
       })))

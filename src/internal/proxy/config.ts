@@ -18,6 +18,7 @@ import * as McpClient from "../../McpClient.js"
 import type * as McpServer from "../../McpServer.js"
 import type * as OAuth from "../../OAuth.js"
 import * as Transport from "../../Transport.js"
+import { redactUrl } from "../redact.js"
 import { ConfigError, type ProxyError } from "./error.js"
 import { make, type Options } from "./make.js"
 import type { Connector, InputOptions } from "./reconnect.js"
@@ -29,6 +30,17 @@ const Prefix = Schema.String.pipe(
 )
 const ToolName = Schema.String.pipe(Schema.minLength(1, { message: () => "expected a non-empty tool name" }))
 const PositiveMs = Schema.Int.pipe(Schema.positive({ message: () => "expected a positive integer (milliseconds)" }))
+
+/**
+ * A value that may be a secret (an `env` or `headers` value, the OAuth client secret): a decoding
+ * error names its field and never quotes it.
+ */
+const Secret = Schema.String.annotations({
+  message: () => "expected a string (the value is not shown: it may be a secret)"
+})
+const Secrets = Schema.Record({ key: Schema.String, value: Secret }).annotations({
+  message: () => "expected an object of strings (the values are not shown: they may be secrets)"
+})
 
 /** `retry`: delays in milliseconds; `maxAttempts` absent ⇒ for ever. */
 export const Retry = Schema.Struct({
@@ -53,7 +65,7 @@ export const StdioServer = Schema.Struct({
   type: Schema.optional(Schema.Literal("stdio")),
   command: Schema.String.pipe(Schema.minLength(1, { message: () => "expected a non-empty command" })),
   args: Schema.optional(Schema.Array(Schema.String)),
-  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  env: Schema.optional(Secrets),
   cwd: Schema.optional(Schema.String),
   ...common
 })
@@ -70,7 +82,7 @@ const isHttpUrl = (u: string): boolean => {
 /** The `oauth` block of an HTTP server (documented on `McpProxy.HttpServer`). */
 export const OAuthSettings = Schema.Struct({
   clientId: Schema.optional(Schema.String),
-  clientSecret: Schema.optional(Schema.String),
+  clientSecret: Schema.optional(Secret),
   grant: Schema.optional(Schema.Literal("authorization_code", "client_credentials")),
   scopes: Schema.optional(Schema.Array(Schema.String)),
   tokenStore: Schema.optional(Schema.String)
@@ -80,7 +92,7 @@ export const OAuthSettings = Schema.Struct({
 export const HttpServer = Schema.Struct({
   type: Schema.optional(Schema.Literal("http", "streamable-http", "streamableHttp")),
   url: Schema.String.pipe(Schema.filter(isHttpUrl, { message: () => "expected an http: or https: URL" })),
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  headers: Schema.optional(Secrets),
   oauth: Schema.optional(OAuthSettings),
   ...common
 })
@@ -178,6 +190,13 @@ export const decode = (u: unknown, file?: string): Either.Either<Config, ConfigE
     return { mcpServers: out }
   })
 
+/**
+ * What `JSON.parse` said, without the text it quotes (V8 quotes the input around the problem,
+ * e.g. `Unexpected token 's', ..."token": sec"... is not valid JSON`, which may be a secret).
+ */
+const jsonProblem = (e: unknown): string =>
+  e instanceof Error ? e.message.replace(/, (?:\.\.\.)?".*$/s, "") : "not JSON"
+
 /** Reads `file` (UTF-8 JSON) and decodes it. */
 export const load = (file: string): Effect.Effect<Config, ConfigError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
@@ -194,8 +213,8 @@ export const load = (file: string): Effect.Effect<Config, ConfigError, FileSyste
           reason: "Json",
           file,
           path: "",
-          message: `${file}: not JSON: ${e instanceof Error ? e.message : String(e)}`,
-          cause: e
+          // no `cause`: the SyntaxError's own message quotes the file
+          message: `${file}: not JSON: ${jsonProblem(e)}`
         })
     })
     return yield* decode(json, file)
@@ -272,7 +291,7 @@ const connectHttp =
           Effect.mapError((cause) =>
             new Transport.TransportError({
               reason: "Unauthorized",
-              message: `OAuth for ${entry.url} could not start: ${cause.message}`,
+              message: `OAuth for ${redactUrl(entry.url)} could not start: ${cause.message}`,
               cause
             })
           )

@@ -14,7 +14,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
 import { InputRequired } from "../../Input.js"
 import type * as Input from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
@@ -29,6 +28,7 @@ import type { TransportError } from "../../Transport.js"
 import * as UriTemplate from "../../UriTemplate.js"
 import type { Kind } from "./error.js"
 import * as ProxyInput from "./input.js"
+import { boundedList, type Limits } from "./listing.js"
 
 type McpError = JsonRpc.McpError
 
@@ -207,7 +207,7 @@ export const forward = <A>(
   Effect.gen(function*() {
     if (yield* link.isDown) return yield* unavailable(link.prefix)
     const pending = yield* Ref.make<Readonly<Record<string, Input.InputRequest>>>({})
-    const caller: ProxyInput.Caller = { ctx, pending }
+    const caller: ProxyInput.Caller = { ctx, pending, backend: link.prefix }
     // Registered while in flight: a legacy stdio backend's questions arrive outside any call.
     const outcome = yield* Effect.acquireUseRelease(
       Ref.update(link.callers, (cs) => [...cs, caller]),
@@ -239,69 +239,6 @@ const clean = (result: McpSchema.CallToolResult): McpSchema.CallToolResult => {
   const { [McpSchema.MetaKey.serverInfo]: _serverInfo, ...meta } = _meta
   return Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta }
 }
-
-// ---------------------------------------------------------------------------------------------
-// listings
-// ---------------------------------------------------------------------------------------------
-
-const MAX_PAGES = 1000
-const preserve = { onExcessProperty: "preserve" } as const
-
-/**
- * All pages of a list, decoded item by item: an item that does not decode is left out and
- * logged, the rest is kept.
- */
-export const listRaw = <A, I>(
-  link: Link,
-  method: string,
-  field: string,
-  schema: Schema.Schema<A, I>
-): Effect.Effect<ReadonlyArray<A>, McpClient.CallError> =>
-  Effect.gen(function*() {
-    const decode = Schema.decodeUnknownEither(schema, preserve)
-    const out: Array<A> = []
-    let cursor: string | undefined = undefined
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result: JsonRpc.JsonObject = yield* link.client.request(
-        method,
-        cursor === undefined ? undefined : { cursor }
-      )
-      const items = result[field]
-      if (!Array.isArray(items)) {
-        return yield* new McpClient.ClientError({
-          reason: "InvalidResult",
-          message: `${method}: ${field} is not an array`
-        })
-      }
-      for (const [i, u] of items.entries()) {
-        const decoded = decode(u)
-        if (Either.isRight(decoded)) out.push(decoded.right)
-        else yield* Effect.logWarning(`backend ${link.prefix}: ${method} item ${i} left out: ${decoded.left.message}`)
-      }
-      if (typeof result.nextCursor !== "string") return out
-      cursor = result.nextCursor
-    }
-    return out
-  })
-
-/** A typed list, falling back to item-by-item decoding when one item is invalid; -32601 ⇒ empty. */
-export const robustList = <A, I>(
-  link: Link,
-  typed: Effect.Effect<ReadonlyArray<A>, McpClient.CallError>,
-  method: string,
-  field: string,
-  schema: Schema.Schema<A, I>
-): Effect.Effect<ReadonlyArray<A>, McpClient.CallError> =>
-  typed.pipe(
-    Effect.catchIf(
-      (e) => e._tag === "ClientError" && e.reason === "InvalidResult",
-      () => listRaw(link, method, field, schema)
-    ),
-    Effect.catchIf(
-      (e) => e._tag === "McpError" && e.code === JsonRpc.ErrorCode.MethodNotFound,
-      () => Effect.succeed([])
-    )
-  )
 
 // ---------------------------------------------------------------------------------------------
 // definitions
@@ -448,16 +385,27 @@ export const templateItem = (link: Link, template: McpSchema.ResourceTemplate): 
   )
 }
 
-/** The backend's tools (those its `include` / `exclude` let through). */
-export const listTools = (link: Link): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
-  robustList(link, link.client.listAllTools, McpSchema.Method.toolsList, "tools", McpSchema.Tool).pipe(
+/** The backend's tools within `limits` (those its `include` / `exclude` let through). */
+export const listTools = (link: Link, limits: Limits): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
+  boundedList(link, limits, {
+    method: McpSchema.Method.toolsList,
+    field: "tools",
+    schema: McpSchema.Tool,
+    typed: (cursor) => Effect.map(link.client.listTools(cursor), (p) => ({ items: p.tools, nextCursor: p.nextCursor }))
+  }).pipe(
     Effect.flatMap((tools) => Effect.forEach(tools.filter((t) => isServed(link, t.name)), (t) => toolItem(link, t))),
     Effect.map((items) => items.flatMap(Option.toArray))
   )
 
-/** The backend's prompts. */
-export const listPrompts = (link: Link): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
-  robustList(link, link.client.listAllPrompts, McpSchema.Method.promptsList, "prompts", McpSchema.Prompt).pipe(
+/** The backend's prompts within `limits`. */
+export const listPrompts = (link: Link, limits: Limits): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
+  boundedList(link, limits, {
+    method: McpSchema.Method.promptsList,
+    field: "prompts",
+    schema: McpSchema.Prompt,
+    typed: (cursor) =>
+      Effect.map(link.client.listPrompts(cursor), (p) => ({ items: p.prompts, nextCursor: p.nextCursor }))
+  }).pipe(
     Effect.flatMap((prompts) => Effect.forEach(prompts, (p) => promptItem(link, p))),
     Effect.map((items) => items.flatMap(Option.toArray))
   )
@@ -468,23 +416,27 @@ export const listPrompts = (link: Link): Effect.Effect<ReadonlyArray<Item>, McpC
  */
 export const listResources = (
   link: Link,
+  limits: Limits,
   excluded: (uri: string) => boolean
 ): Effect.Effect<ReadonlyArray<Item>, McpClient.CallError> =>
   Effect.gen(function*() {
-    const resources = yield* robustList(
-      link,
-      link.client.listAllResources,
-      McpSchema.Method.resourcesList,
-      "resources",
-      McpSchema.Resource
-    )
-    const templates = yield* robustList(
-      link,
-      link.client.listAllResourceTemplates,
-      McpSchema.Method.resourcesTemplatesList,
-      "resourceTemplates",
-      McpSchema.ResourceTemplate
-    )
+    const resources = yield* boundedList(link, limits, {
+      method: McpSchema.Method.resourcesList,
+      field: "resources",
+      schema: McpSchema.Resource,
+      typed: (cursor) =>
+        Effect.map(link.client.listResources(cursor), (p) => ({ items: p.resources, nextCursor: p.nextCursor }))
+    })
+    const templates = yield* boundedList(link, limits, {
+      method: McpSchema.Method.resourcesTemplatesList,
+      field: "resourceTemplates",
+      schema: McpSchema.ResourceTemplate,
+      typed: (cursor) =>
+        Effect.map(
+          link.client.listResourceTemplates(cursor),
+          (p) => ({ items: p.resourceTemplates, nextCursor: p.nextCursor })
+        )
+    })
     const fromTemplates = yield* Effect.forEach(templates, (t) => templateItem(link, t))
     return [
       ...resources.filter((r) => !excluded(r.uri)).map((r) => resourceItem(link, r)),

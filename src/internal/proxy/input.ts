@@ -27,10 +27,32 @@ import * as McpSchema from "../../McpSchema.js"
 import { RequestContext, type RequestContextShape } from "../../RequestContext.js"
 import type { RequestHandler } from "../../Transport.js"
 
-/** The proxied request a backend call belongs to: its context and the questions still open. */
+/**
+ * The proxied request a backend call belongs to: its context, the questions still open, and the
+ * prefix of the backend called (named in every question relayed to the caller).
+ */
 export interface Caller {
   readonly ctx: RequestContextShape
   readonly pending: Ref.Ref<Readonly<Record<string, Input.InputRequest>>>
+  readonly backend: string
+}
+
+/** The `_meta` key naming the backend a relayed question comes from (documented on `McpProxy.BACKEND`). */
+export const BACKEND_META_KEY = "presa-mcp/backend" as const
+
+/**
+ * A backend's question as the proxy relays it: `_meta["presa-mcp/backend"]` is the backend's
+ * prefix (whatever the backend put there), and an elicitation's `message`, which the user reads,
+ * starts with `[<prefix>] ` — so a backend cannot pass its question off as another's. Sampling
+ * and roots keep their params otherwise (their messages are the model's input).
+ */
+export const labelled = (backend: string, request: Input.InputRequest): Input.InputRequest => {
+  const params = request.params ?? {}
+  const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
+  const message = request.method === "elicitation/create" && typeof params.message === "string"
+    ? { message: `[${backend}] ${params.message}` }
+    : {}
+  return { method: request.method, params: { ...params, ...message, _meta: { ...meta, [BACKEND_META_KEY]: backend } } }
 }
 
 /** The caller of the backend call running in this fiber (set by the proxy around each call). */
@@ -43,13 +65,13 @@ export const NOT_ANSWERED_YET = "The proxy's caller has not answered this questi
 
 const AnyObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** Asks the caller; an open question (modern) is recorded and fails with -32603. */
+/** Asks the caller (the question {@link labelled}); an open question (modern) is recorded and fails with -32603. */
 export const ask = <A, I>(
   caller: Caller,
   request: Input.InputRequest,
   schema: Schema.Schema<A, I>
 ): Effect.Effect<A, JsonRpc.McpError> =>
-  Input.ask(request, schema).pipe(
+  Input.ask(labelled(caller.backend, request), schema).pipe(
     Effect.provideService(RequestContext, caller.ctx),
     Effect.catchTag("InputRequired", (e) =>
       Ref.update(caller.pending, (p) => ({ ...p, ...e.requests })).pipe(

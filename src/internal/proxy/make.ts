@@ -36,6 +36,7 @@ import { listenFilter, watch } from "./changes.js"
 import { claimId, type Item, type Link } from "./definitions.js"
 import { type Collision, ProxyError } from "./error.js"
 import type * as ProxyInput from "./input.js"
+import { limitsOf } from "./listing.js"
 import { type Connection, type Connector, linkOf, open, supervise } from "./reconnect.js"
 import { countInterest, followUpdates, type Interest, makeInterest } from "./updates.js"
 
@@ -64,6 +65,9 @@ export interface Options extends
   readonly name?: string
   readonly version?: string
   readonly pingInterval?: Duration.DurationInput
+  readonly maxListPages?: number
+  readonly maxListItems?: number
+  readonly maxListBytes?: number
 }
 
 const PREFIX = /^[A-Za-z0-9_.-]+$/
@@ -148,7 +152,16 @@ const makeServer = (
   interest: Interest,
   options: Options
 ): Effect.Effect<McpServer.McpServer, never, Scope.Scope> => {
-  const { middleware, name, pingInterval: _, version, ...serverOptions } = options
+  const {
+    maxListBytes: _maxListBytes,
+    maxListItems: _maxListItems,
+    maxListPages: _maxListPages,
+    middleware,
+    name,
+    pingInterval: _,
+    version,
+    ...serverOptions
+  } = options
   const joined = clients.flatMap((b) =>
     b.client.info.instructions === undefined ? [] : [`${b.prefix}: ${b.client.info.instructions}`]
   ).join("\n\n")
@@ -252,7 +265,11 @@ const start = (
     // Listen first, then list: a change in between is not lost (it is applied after the listing).
     yield* listenAll(state, links, ready, scopeOf)
     const listed = yield* listAll(state, links, retrying)
-    yield* refuseCollisions(listed.map(([link, items]) => [link.prefix, items] as const))
+    // Backends given connected are the app's own wiring: a collision among them is refused. A
+    // connector's entries go through `apply`'s rule like any later change (the proxy starts).
+    yield* refuseCollisions(
+      listed.filter(([link]) => !retrying(link)).map(([link, items]) => [link.prefix, items] as const)
+    )
     for (const [link, items] of listed) yield* apply(state, link, ALL_GROUPS, items)
     yield* Deferred.succeed(ready, undefined)
     for (const [link] of listed) {
@@ -296,7 +313,7 @@ export const make = (
       })
       const interest = yield* makeInterest
       const server = yield* makeServer(clients, backends, interest, options)
-      const state = yield* makeState(server, backends, interest)
+      const state = yield* makeState(server, backends, interest, limitsOf(options))
       const links: Array<Link> = []
       const initial = new Map<string, { readonly link: Link; readonly connection: Connection }>()
       for (const source of sources) {

@@ -18,7 +18,8 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Skill from "../../Skill.js"
-import { type Claim, isFatal, type Item, item, type Link, robustList, toMcpError } from "./definitions.js"
+import { type Claim, isFatal, type Item, item, type Link, toMcpError } from "./definitions.js"
+import { boundedList, jsonBytes, type Limits } from "./listing.js"
 
 const SKILL_MD = "SKILL.md"
 const SKILL_MD_SUFFIX = `/${SKILL_MD}`
@@ -206,11 +207,20 @@ const loadDynamic = (link: Link, entry: Skill.SkillEntry): Effect.Effect<Item, L
  */
 export const listSkills = (
   link: Link,
+  limits: Limits,
   current: ReadonlyMap<string, Item>
 ): Effect.Effect<SkillListing, McpClient.CallError> =>
   Effect.gen(function*() {
     if (!link.client.skillsSupported) return { items: [], covers: () => false }
-    const entries = yield* robustList(link, link.client.listSkills, Skill.Method.list, "skills", Skill.SkillEntry)
+    // A static skill's files are fetched and held: their sizes count against `maxListBytes`.
+    const entries = yield* boundedList(link, limits, {
+      method: Skill.Method.list,
+      field: "skills",
+      schema: Skill.SkillEntry,
+      weigh: (entry) =>
+        jsonBytes(entry) +
+        (entry.resources === Skill.DYNAMIC_RESOURCES ? 0 : entry.resources.reduce((n, r) => n + r.size, 0))
+    })
     const roots = entries.map((e) => ({ uri: e.uri, root: rootOf(e) }))
     const covers = (uri: string) => roots.some((r) => uri === r.uri || uri === r.root || uri.startsWith(`${r.root}/`))
     const loaded = yield* Effect.forEach(entries, (entry) => {

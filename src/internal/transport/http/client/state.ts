@@ -20,7 +20,7 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import { TransportError } from "../../../../Transport.js"
 import type { ClientOptions } from "../../../../transport/StreamableHttp.js"
-import type * as Core from "../../../client/connection.js"
+import { redactUrl } from "../../../redact.js"
 import * as Http from "../wire.js"
 
 /** Default `ClientOptions.maxMessageBytes`: 16 MiB. */
@@ -119,9 +119,16 @@ export const closedError = (): TransportError =>
 
 export const http404 = (message: string): TransportError => new TransportError({ reason: "Http", status: 404, message })
 
-/** Maps a failed HTTP step (`what`: `POST`, `GET`, …) to `TransportError` `"Http"`. */
-export const transportError = (client: Client, what: string) => (cause: { readonly message: string }) =>
-  new TransportError({ reason: "Http", message: `${what} ${client.url} failed: ${cause.message}`, cause })
+/**
+ * Maps a failed HTTP step (`what`: `POST`, `GET`, …) to `TransportError` `"Http"`. The message
+ * names the URL without its credentials, query or fragment (`redactUrl`), also where the cause's
+ * message quotes it.
+ */
+export const transportError = (client: Client, what: string) => (cause: { readonly message: string }) => {
+  const shown = redactUrl(client.url)
+  const message = `${what} ${shown} failed: ${cause.message.split(client.url).join(shown)}`
+  return new TransportError({ reason: "Http", message, cause })
+}
 
 /**
  * `ClientOptions.headers`, evaluated for one request with HTTP `method`, then
