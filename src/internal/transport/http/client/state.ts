@@ -20,6 +20,7 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import { TransportError } from "../../../../Transport.js"
 import type { ClientOptions } from "../../../../transport/StreamableHttp.js"
+import type * as Core from "../../../client/connection.js"
 import { redactUrl } from "../../../redact.js"
 import * as Http from "../wire.js"
 
