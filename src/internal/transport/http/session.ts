@@ -242,7 +242,7 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
       store: Cluster.SessionStoreShape
     ): Connection.Connection => ({
       ...connection,
-      receive: (incoming, outlet) => {
+      receive: (incoming, outlet = Connection.noOutlet) => {
         const message = incoming.message
         const forward = message._tag === "Response" ||
             (message._tag === "Notification" && message.message.method === McpSchema.Method.cancelled)
@@ -256,8 +256,8 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
           ...outlet,
           reply: (reply, text) => Effect.zipRight(s.sync, outlet.reply(reply, text))
         })
-        return received === undefined
-          ? message._tag === "Request" ? undefined : Effect.zipRight(forward, s.sync)
+        return message._tag === "Request"
+          ? received
           : Effect.zipRight(Effect.zipRight(received, forward), s.sync)
       }
     })
@@ -364,7 +364,7 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
           const classified: JsonRpc.Classified = "method" in message
             ? { _tag: "Notification", message }
             : { _tag: "Response", message }
-          return base.receive({ message: classified }, Connection.noOutlet) ?? Effect.void
+          return base.receive({ message: classified }, Connection.noOutlet)
         }
         case "Closed":
           // not in the session's own scope: closing it interrupts this fiber
