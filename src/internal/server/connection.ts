@@ -144,6 +144,11 @@ export interface Options {
   readonly stopped?: Deferred.Deferred<void> | undefined
   /** The other end of every message of this connection (stdio: `pipe`), for spans and metrics. */
   readonly peer?: Telemetry.Peer | undefined
+  /**
+   * `false` once the peer is gone for good (stdio: stdout broken): a request waiting for a slot is
+   * then dropped instead of started. Default: always open.
+   */
+  readonly isOpen?: (() => boolean) | undefined
   /** Sends the server→client requests instead of the connection (`McpServer.dispatch`: the caller's). */
   readonly sendRequest?: DispatchOptions["sendRequest"]
 }
@@ -344,7 +349,12 @@ const onRequest = (state: State, request: JsonRpc.Request, incoming: Incoming, o
     return Effect.void
   }
   if (!Inflight.saturated(table)) {
-    Inflight.enqueue(table, key, { start: run, drop: dropped(request, outlet) })
+    const drop = dropped(request, outlet)
+    const isOpen = state.options.isOpen
+    Inflight.enqueue(table, key, {
+      start: isOpen === undefined ? run : () => isOpen() ? run() : Inflight.start(table, key, drop),
+      drop
+    })
     return Effect.void
   }
   if (state.options.overflow === "reject") return ended(busy(request, outlet), outlet)

@@ -110,8 +110,9 @@ export const makeEndpoint = (
       }
     })
     // Every request without a legacy session of its own, under one bound (`503` beyond it); ids
-    // of different clients may be equal, and no message names one of these requests.
-    const stateless = yield* Connection.make(server, {
+    // of different clients may be equal, and no message names one of these requests. Each runs
+    // in its response's fiber (`inline`), which owns it: the connection needs no Scope.
+    const stateless = yield* Connection.makeUnscoped(server, {
       duplicateIds: "allow",
       maxInFlight: options.maxStatelessInFlight ?? DEFAULT_MAX_STATELESS_IN_FLIGHT,
       maxQueued: options.maxStatelessQueued ?? DEFAULT_MAX_STATELESS_QUEUED,

@@ -78,6 +78,7 @@ export const serve = <E, E2, R, R2>(
       maxInFlight: options.maxInFlight,
       maxQueued: options.maxQueued,
       duplicateIds: "ignore",
+      isOpen: () => !output.broken(),
       peer: PIPE
     })
 
