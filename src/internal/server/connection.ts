@@ -28,8 +28,8 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
@@ -296,9 +296,10 @@ const outletOf = (send: (text: string) => Effect.Effect<void>): Outlet => ({
   send: sendVia(send)
 })
 
-const sendVia = (send: (text: string) => Effect.Effect<void>) =>
-(message: JsonRpc.Request | JsonRpc.Notification): Effect.Effect<void> =>
-  Effect.flatMap(encodeOutgoing(message), (text) => text === undefined ? Effect.void : send(text))
+const sendVia =
+  (send: (text: string) => Effect.Effect<void>) =>
+  (message: JsonRpc.Request | JsonRpc.Notification): Effect.Effect<void> =>
+    Effect.flatMap(encodeOutgoing(message), (text) => text === undefined ? Effect.void : send(text))
 
 const receive = (state: State, incoming: Incoming, outlet: Outlet): Effect.Effect<void> => {
   const message = incoming.message
