@@ -25,6 +25,7 @@ import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Errors from "./Errors.js"
 import { erase } from "./internal/erase.js"
+import * as Connection from "./internal/server/connection.js"
 import * as internal from "./internal/server/dispatch.js"
 import * as Headers from "./internal/server/headerAgreement.js"
 import * as Provide from "./internal/server/provide.js"
@@ -288,7 +289,11 @@ export const makeSession: Effect.Effect<Session> = internal.makeSession
  * Handles one decoded JSON value and yields the reply with its HTTP status, or none (for
  * notifications and responses). Never fails: bad input becomes a JSON-RPC error
  * (-32700/-32600 without id, -32601, -32602, -32020, -32021, -32022, -32603), a tool's
- * `ToolError`/argument error/defect becomes an `isError` result.
+ * `ToolError`/argument error/defect becomes an `isError` result. A one-shot connection
+ * (`presa-mcp/Connection`) runs it in the caller's fiber: a result JSON cannot carry is replaced
+ * (-32603, or an `isError` result for `tools/call`), so a request gets exactly one reply. A
+ * transport that reads a stream of messages wants `Connection.make` instead (in-flight table,
+ * cancellation, server→client requests).
  *
  * @since 0.1.0
  * @category combinators
@@ -298,7 +303,7 @@ export const dispatch: (
   message: unknown,
   options?: DispatchOptions
 ) => Effect.Effect<Option.Option<Reply>> = (server, message, options) =>
-  Service.withInternal(server, (s) => internal.dispatch(s, message, options))
+  Service.withInternal(server, (s) => Connection.dispatchOnce(s, JsonRpc.classify(message), options))
 
 /**
  * The core: one JSON-RPC message in, at most one out. `message` is any decoded JSON value;
@@ -312,10 +317,7 @@ export const handleMessage = (
   message: unknown,
   options?: DispatchOptions
 ): Effect.Effect<Option.Option<JsonRpc.Response>> =>
-  Service.withInternal(
-    server,
-    (s) => Effect.map(internal.dispatch(s, message, options), Option.map((r) => r.message))
-  )
+  Effect.map(dispatch(server, message, options), Option.map((r) => r.message))
 
 /**
  * The 2026-07-28 HTTP header ↔ body agreement rule (SEP-2243): `MCP-Protocol-Version`,

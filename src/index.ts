@@ -8,6 +8,8 @@
 export * as Auth from "./Auth.js"
 /** @since 0.2.0 */
 export * as Cluster from "./Cluster.js"
+/** @since 0.2.0 */
+export * as Connection from "./Connection.js"
 /** @since 0.1.0 */
 export * as Content from "./Content.js"
 /** @since 0.2.0 */

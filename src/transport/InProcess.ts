@@ -128,7 +128,7 @@ export const client = (
                 }
             },
             Connection.noOutlet
-          ) ?? Effect.void
+          )
         })
       )
 
@@ -176,7 +176,9 @@ export const client = (
             Effect.sync(() => {
               answer = text
             }),
-          send: sendFor(requestOptions)
+          send: sendFor(requestOptions),
+          // the request runs in the caller's fiber: interrupting the call cancels it
+          inline: true
         }
         const response = (): Effect.Effect<JsonRpc.Response, TransportError> => {
           if (answer === undefined) {
@@ -187,10 +189,7 @@ export const client = (
             ? Effect.succeed(back.message)
             : Effect.fail(new TransportError({ reason: "Protocol", message: "the server sent a non-response" }))
         }
-        // the reply is read in the step that ends the request (no step of its own)
-        return classified._tag === "Request"
-          ? connection.run(classified.message, { message: classified }, outlet, response)
-          : Effect.flatMap(connection.receive({ message: classified }, outlet) ?? Effect.void, response)
+        return Effect.flatMap(connection.receive({ message: classified }, outlet), response)
       })
 
     const transport: InProcessClientTransport = {
@@ -199,7 +198,7 @@ export const client = (
       notify: (message) =>
         Effect.flatMap(
           roundTrip(message),
-          (wire) => connection.receive({ message: JsonRpc.classify(wire) }, Connection.noOutlet) ?? Effect.void
+          (wire) => connection.receive({ message: JsonRpc.classify(wire) }, Connection.noOutlet)
         ),
       setRequestHandler: handlers.set,
       sessionNotifications: Effect.gen(function*() {

@@ -58,11 +58,17 @@ export interface RunOptions {
    */
   readonly drainTimeout?: Duration.DurationInput | undefined
   /**
-   * At most this many requests run at once; default 1,024. A request beyond it waits for a slot,
-   * and reading `stdin` waits with it, so a client that floods the server is slowed down (the pipe
-   * fills), never buffered without bound.
+   * At most this many requests run at once; default 1,024. A request beyond it waits for a slot
+   * in a queue of at most `maxQueued`, while reading `stdin` goes on (a `notifications/cancelled`
+   * for a waiting request drops it unstarted, without a reply).
    */
   readonly maxInFlight?: number | undefined
+  /**
+   * At most this many requests wait for a slot behind `maxInFlight`, in arrival order; default
+   * 256. Beyond it reading `stdin` waits until the queue has room, so a client that floods the
+   * server is slowed down (the pipe fills), never buffered without bound.
+   */
+  readonly maxQueued?: number | undefined
   /**
    * How long one line may wait to be written while the client does not read `stdout` (the pipe
    * is full); default 60 seconds. Past it the connection is closed: requests in flight are

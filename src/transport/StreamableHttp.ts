@@ -138,10 +138,29 @@ export interface ServerOptions {
   readonly clientRequestTimeout?: Duration.DurationInput | undefined
   /**
    * Requests of one legacy session running at once, at most; default 1,024. A request beyond it
-   * waits for a slot (its POST is answered later). Stateless (2026-07-28) requests are bounded
-   * by the HTTP server's connections instead.
+   * waits for a slot in the session's queue (`maxQueued`; its POST is answered later), and a
+   * `notifications/cancelled` for it drops it unstarted (its POST gets `204`, no JSON-RPC reply).
+   * Requests without a session are bounded by `maxStatelessInFlight`.
    */
   readonly maxInFlight?: number | undefined
+  /**
+   * Requests of one legacy session waiting for a slot behind `maxInFlight`, at most; default 256.
+   * A request beyond it waits (its POST unanswered) until the queue has room.
+   */
+  readonly maxQueued?: number | undefined
+  /**
+   * Requests without a legacy session of their own (2026-07-28 requests, `initialize`, legacy
+   * requests with `sessions: false`) running at once across the whole endpoint, at most; default
+   * 1,024. A request beyond it waits for a slot (in arrival order) in a queue of at most
+   * `maxStatelessQueued`; closing its response while it waits withdraws it, unstarted.
+   */
+  readonly maxStatelessInFlight?: number | undefined
+  /**
+   * Requests waiting for a slot behind `maxStatelessInFlight`, at most; default 256. A request
+   * that finds the slots and the queue full is not started: it gets `503` with `Retry-After: 1`
+   * (seconds) and a JSON-RPC error -32603 with its id ("Server busy").
+   */
+  readonly maxStatelessQueued?: number | undefined
   /**
    * Makes the endpoint an OAuth 2.1 resource server (`Auth.ResourceServer`; MCP 2025-11-25,
    * Basic, Authorization): every request needs `Authorization: Bearer …` verified by

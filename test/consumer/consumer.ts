@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import {
   Auth,
+  Connection,
   Content,
   Input,
   JsonRpc,
@@ -28,6 +29,7 @@ import {
   Transport,
   UriTemplate
 } from "presa-mcp"
+import * as ConnectionModule from "presa-mcp/Connection"
 import * as JsonSchemaFull from "presa-mcp/JsonSchemaFull"
 import * as McpProxy from "presa-mcp/McpProxy"
 import * as ToolModule from "presa-mcp/Tool"
@@ -173,6 +175,17 @@ export const fetchHandler = async (request: Request): Promise<Response> => {
   await handler.dispose()
   return response
 }
+
+/** A transport of one's own over the public connection seam: message texts in, texts out. */
+export const overLines = (lines: Stream.Stream<string>, write: (text: string) => Effect.Effect<void>) =>
+  Effect.flatMap(provided, (s) => Connection.serve(s, { incoming: lines, send: write, maxInFlight: 16, maxQueued: 8 }))
+
+export const oneConnection = (write: (text: string) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const connection: ConnectionModule.Connection = yield* ConnectionModule.make(yield* provided, { send: write })
+    yield* connection.receive(ConnectionModule.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"))
+    yield* connection.stop()
+  }).pipe(Effect.scoped)
 
 export const proxy = Effect.gen(function*() {
   const backend = yield* McpClient.connect(yield* InProcess.client(yield* provided), McpProxy.inputHandlers)

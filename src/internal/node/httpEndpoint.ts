@@ -152,9 +152,14 @@ const drained = (response: NodeHttp.ServerResponse): Effect.Effect<void> =>
     })
   })
 
-const writeJson = (response: NodeHttp.ServerResponse, status: number, text: string): void => {
+const writeJson = (
+  response: NodeHttp.ServerResponse,
+  status: number,
+  text: string,
+  headers?: Readonly<Record<string, string>>
+): void => {
   if (!isOpen(response)) return
-  response.writeHead(status, { ...JSON_TYPE_HEADER, "content-length": Buffer.byteLength(text) })
+  response.writeHead(status, { ...headers, ...JSON_TYPE_HEADER, "content-length": Buffer.byteLength(text) })
   response.end(text)
 }
 
@@ -196,7 +201,7 @@ const exchange = (response: NodeHttp.ServerResponse, args: ExchangeArgs): Effect
     const outlet: Connection.Outlet = {
       reply: (reply, text) =>
         Effect.sync(() => {
-          if (phase === 0) writeJson(response, args.status(reply), text)
+          if (phase === 0) writeJson(response, args.status(reply), text, reply.headers)
           else if (phase === 1 && isOpen(response)) response.end(Http.sseEvent(text))
           end()
         }),
@@ -225,7 +230,8 @@ const exchange = (response: NodeHttp.ServerResponse, args: ExchangeArgs): Effect
         return failed
           ? Effect.zipRight(Effect.logError("Streamable HTTP: request failed with a defect", exit.cause), close)
           : close
-      }
+      },
+      inline: args.runsInline
     }
     const awaitDone: Effect.Effect<Answer> = Effect.suspend(() =>
       finished ? Effect.succeed(sent) : Effect.async<Answer>((resume) => {

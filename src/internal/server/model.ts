@@ -308,4 +308,6 @@ export interface DispatchOptions {
 export interface Reply {
   readonly message: JsonRpc.Response
   readonly status: number
+  /** HTTP headers the response carries besides its own (`Retry-After` of a `503`); none by default. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }

@@ -12,10 +12,12 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as JsonRpc from "../../JsonRpc.js"
 import type * as McpServer from "../../McpServer.js"
 import type * as Prompt from "../../Prompt.js"
 import type * as Resource from "../../Resource.js"
 import type * as Tool from "../../Tool.js"
+import * as Connection from "./connection.js"
 import * as Dispatch from "./dispatch.js"
 import type { AnyOptions, Server } from "./model.js"
 import * as Provide from "./provide.js"
@@ -75,9 +77,13 @@ export const make = <S = never>(options: AnyOptions): Effect.Effect<Server<S>, D
     const server: Server<S> = {
       ...core,
       [TypeId]: brand,
-      dispatch: (message, dispatchOptions) => Dispatch.dispatch(server, message, dispatchOptions),
+      dispatch: (message, dispatchOptions) =>
+        Connection.dispatchOnce(server, JsonRpc.classify(message), dispatchOptions),
       handleMessage: (message, dispatchOptions) =>
-        Effect.map(Dispatch.dispatch(server, message, dispatchOptions), Option.map((r) => r.message)),
+        Effect.map(
+          Connection.dispatchOnce(server, JsonRpc.classify(message), dispatchOptions),
+          Option.map((r) => r.message)
+        ),
       snapshot: Effect.map(core.state.get, publicSnapshot),
       changes: Stream.map(core.state.changes, publicSnapshot),
       capabilities: Effect.map(core.state.get, (s) => Dispatch.capabilities(server, s)),

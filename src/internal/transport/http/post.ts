@@ -134,7 +134,7 @@ const accepted = (
     const found = yield* sessionOf(state, headers)
     if (found._tag === "Refused") return found.response
     if (found._tag === "Found") {
-      yield* found.session.connection.receive({ message: classified, headers }, Connection.noOutlet) ?? Effect.void
+      yield* found.session.connection.receive({ message: classified, headers }, Connection.noOutlet)
     }
     return empty(202)
   })
@@ -152,7 +152,7 @@ const answered = (
     const found = yield* sessionOf(state, headers)
     if (found._tag === "Refused") return found.response
     if (found._tag === "Found") {
-      yield* found.session.connection.receive({ message: classified }, Connection.noOutlet) ?? Effect.void
+      yield* found.session.connection.receive({ message: classified }, Connection.noOutlet)
     }
     return empty(202)
   })
@@ -165,14 +165,16 @@ const requestPost = <R>(
   sseOk: boolean
 ): Effect.Effect<Answer, never, R> => {
   if (incoming.classification?.era !== "legacy") {
-    // Stateless: Mcp-Session-Id is ignored; the request runs in the response's fiber or in a fiber
-    // of its scope, so closing the response cancels it.
+    // Stateless: Mcp-Session-Id is ignored; the request runs on the endpoint's stateless
+    // connection (its bound: `maxStatelessInFlight`, `maxStatelessQueued`, then 503) in the
+    // response's fiber or in a fiber of its scope, so closing the response cancels it.
+    const stateless = state.stateless
     return http.exchange({
       id: request.id,
       sse: sseOk,
       keepAlive: state.keepAlive,
       status: replyStatus,
-      start: (outlet) => Connection.answerStateless(state.server, request, incoming, outlet, state.stopped),
+      start: (outlet) => stateless.receive(incoming, outlet),
       runsInline: true
     })
   }
@@ -197,9 +199,12 @@ const legacyPost = <R>(
     if (found._tag === "None") {
       // Sessions off: a throwaway session at the version the header names; else no session: the
       // core answers (400 -32602 naming what is missing; `ping` works).
-      return state.sessions
-        ? once(state, incoming, request, undefined)
-        : Effect.flatMap(statelessSession(state, headers), (session) => once(state, incoming, request, session))
+      return Effect.map(
+        state.sessions
+          ? once(state, incoming, undefined)
+          : Effect.flatMap(statelessSession(state, headers), (session) => once(state, incoming, session)),
+        onceAnswer
+      )
     }
     // Legacy: the request lives in the session (a disconnect is not a cancellation; a
     // `notifications/cancelled` is). In-session JSON-RPC errors are HTTP 200: a 404 would read as
@@ -214,7 +219,7 @@ const legacyPost = <R>(
       sse: sseOk,
       keepAlive: state.keepAlive,
       status: sessionStatus,
-      start: (outlet) => connection.receive(inSession, outlet) ?? Effect.void,
+      start: (outlet) => connection.receive(inSession, outlet),
       runsInline: false
     })
   })
@@ -230,26 +235,40 @@ const peerOf = <R>(request: EndpointRequest<R>): Telemetry.Peer => ({
   address: request.remoteAddress
 })
 
-/** A request answered without a connection (no session to track it in): one JSON reply. */
+/**
+ * A legacy request without a session of its own (sessions off: a throwaway one; none: the core
+ * answers what is missing), or an `initialize` (its new session): run on the stateless connection
+ * (its bound applies) with `session` as the message's own, answered with one JSON body.
+ */
 const once = (
   state: HandlerState,
   incoming: Connection.Incoming,
-  request: JsonRpc.Request,
   session: Dispatch.Session | undefined
-): Effect.Effect<Answer> => {
-  let response: Answer = empty(202)
+): Effect.Effect<Option.Option<Answered>> => {
+  let answered: Option.Option<Answered> = Option.none()
   const outlet: Connection.Outlet = {
     reply: (reply, text) =>
       Effect.sync(() => {
-        response = jsonText(reply.status, text)
+        answered = Option.some({ reply, text })
       }),
-    send: undefined
+    send: undefined,
+    inline: true
   }
-  return Effect.map(
-    Connection.answerStateless(state.server, request, incoming, outlet, state.stopped, session),
-    () => response
-  )
+  return Effect.map(state.stateless.receive({ ...incoming, session }, outlet), () => answered)
 }
+
+/** A reply and its JSON text. */
+interface Answered {
+  readonly reply: Reply
+  readonly text: string
+}
+
+/** One JSON reply as the response (202 when there is none: the request was interrupted). */
+const onceAnswer = (answered: Option.Option<Answered>): Answer =>
+  Option.match(answered, {
+    onNone: () => empty(202),
+    onSome: ({ reply, text }) => jsonText(reply.status, text, reply.headers)
+  })
 
 /** A throwaway, already initialized legacy session for sessionless serving. */
 const statelessSession = (state: HandlerState, headers: Headers) =>
@@ -273,13 +292,10 @@ const statelessSession = (state: HandlerState, headers: Headers) =>
 const initialize = (state: HandlerState, incoming: Connection.Incoming, request: JsonRpc.Request) =>
   Effect.gen(function*() {
     const core = yield* Dispatch.makeSession
-    const { message, status } = yield* Dispatch.dispatchRequest(state.server, request, {
-      session: core,
-      headers: incoming.headers,
-      auth: incoming.auth,
-      peer: incoming.peer
-    }, incoming.classification)
-    if (JsonRpc.isErrorResponse(message) || !state.sessions) return json(status, message)
+    const answered = yield* once(state, incoming, core)
+    if (Option.isNone(answered)) return empty(202)
+    const { reply, text } = answered.value
+    if (JsonRpc.isErrorResponse(reply.message) || !state.sessions) return jsonText(reply.status, text, reply.headers)
     const session = yield* state.store.create(core)
     if (Option.isNone(session)) {
       return json(
@@ -292,5 +308,5 @@ const initialize = (state: HandlerState, incoming: Connection.Incoming, request:
         )
       )
     }
-    return json(status, message, { [HeaderRules.Header.sessionId]: session.value.id })
+    return jsonText(reply.status, text, { [HeaderRules.Header.sessionId]: session.value.id })
   })

@@ -91,6 +91,8 @@ const OUTBOX_CAPACITY = 64
 interface Outcome {
   readonly status: number
   readonly text: string
+  /** Headers of a JSON body besides its type (`Retry-After` of a `503`). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
 /** One request's exchange: how it starts and how its reply maps to an HTTP status. */
@@ -101,11 +103,13 @@ export interface ExchangeArgs {
   readonly keepAlive: Duration.Duration
   /** The HTTP status of the reply (legacy sessions answer JSON-RPC errors with 200). */
   readonly status: (reply: Reply) => number
-  /** Hands the outlet to the request: runs it (`runsInline`) or starts it in a fiber of its own. */
+  /** Hands the outlet to the request's connection (`receive`). */
   readonly start: (outlet: Connection.Outlet) => Effect.Effect<void>
   /**
-   * `start` runs the whole request (a stateless one): an exchange that must return a response
-   * before the request ends forks it in the response's scope (closing the response cancels it).
+   * The request runs in the exchange's fiber (a stateless one: its outlet is `inline`, so `start`
+   * runs the whole request); an exchange that must return a response before the request ends
+   * forks it in the response's scope (closing the response cancels it). Otherwise the request runs
+   * in its connection's fiber (a legacy session: a disconnect is not a cancellation).
    */
   readonly runsInline: boolean
 }
@@ -127,7 +131,8 @@ export const exchange = (args: ExchangeArgs): Effect.Effect<Answer, never, Scope
     const outcome = yield* Deferred.make<Option.Option<Outcome>>()
     yield* Effect.addFinalizer(() => mailbox.shutdown)
     const outlet: Connection.Outlet = {
-      reply: (reply, text) => Deferred.succeed(outcome, Option.some({ status: args.status(reply), text })),
+      reply: (reply, text) =>
+        Deferred.succeed(outcome, Option.some({ status: args.status(reply), text, headers: reply.headers })),
       send: args.sse
         ? (message) =>
           Effect.flatMap(
@@ -144,7 +149,8 @@ export const exchange = (args: ExchangeArgs): Effect.Effect<Answer, never, Scope
             )
             : Deferred.succeed(outcome, Option.none()),
           mailbox.end
-        )
+        ),
+      inline: args.runsInline
     }
     yield* args.runsInline ? Effect.asVoid(Effect.forkScoped(args.start(outlet))) : args.start(outlet)
     const first = yield* Effect.option(mailbox.take)
@@ -152,7 +158,7 @@ export const exchange = (args: ExchangeArgs): Effect.Effect<Answer, never, Scope
       const result = yield* Deferred.await(outcome)
       return Option.match(result, {
         onNone: () => empty(204),
-        onSome: ({ status, text }) => jsonText(status, text)
+        onSome: ({ headers, status, text }) => jsonText(status, text, headers)
       })
     }
     const final = Effect.map(Deferred.await(outcome), Option.map((o) => o.text))

@@ -2,8 +2,8 @@
  * The Streamable HTTP server handler, both eras on one endpoint (MCP 2025-11-25 and 2026-07-28,
  * Basic, Transports, "Streamable HTTP"; "Security Warning": Origin and Host checks; Authorization
  * when `auth` is set). POST is `post.ts`; each request runs on a connection
- * (`server/connection.ts`): one per legacy session (the session store, `session/store.ts`), one per
- * stateless request.
+ * (`server/connection.ts`): one per legacy session (the session store, `session/store.ts`), and one for
+ * every request without a session of its own (2026-07-28 requests, `initialize`, sessions off).
  * @internal
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -21,6 +21,7 @@ import * as McpSchema from "../../../McpSchema.js"
 import type { AuthInfo } from "../../../RequestContext.js"
 import type { ServerOptions } from "../../../transport/StreamableHttp.js"
 import * as ClientRequests from "../../server/clientRequests.js"
+import * as Connection from "../../server/connection.js"
 import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
 import { post } from "./post.js"
@@ -39,6 +40,8 @@ export const DEFAULT_INITIALIZE_TIMEOUT: Duration.DurationInput = "30 seconds"
 export const DEFAULT_REPLAY_BUFFER = 100
 export const DEFAULT_KEEP_ALIVE: Duration.DurationInput = "15 seconds"
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration.DurationInput = ClientRequests.DEFAULT_TIMEOUT
+export const DEFAULT_MAX_STATELESS_IN_FLIGHT = Connection.DEFAULT_MAX_IN_FLIGHT
+export const DEFAULT_MAX_STATELESS_QUEUED = Connection.DEFAULT_MAX_QUEUED
 
 /** The request handler: any method on the MCP path. */
 export type Handler = Effect.Effect<
@@ -100,15 +103,28 @@ export const makeEndpoint = (
       connection: {
         duplicateIds: "reject",
         maxInFlight: options.maxInFlight,
+        maxQueued: options.maxQueued,
         clientRequestTimeout: options.clientRequestTimeout ?? DEFAULT_CLIENT_REQUEST_TIMEOUT,
         stopped,
         peer: { transport: "tcp", protocolName: "http" }
       }
     })
+    // Every request without a legacy session of its own, under one bound (`503` beyond it); ids
+    // of different clients may be equal, and no message names one of these requests. Each runs
+    // in its response's fiber (`inline`), which owns it: the connection needs no Scope.
+    const stateless = yield* Connection.makeUnscoped(server, {
+      duplicateIds: "allow",
+      maxInFlight: options.maxStatelessInFlight ?? DEFAULT_MAX_STATELESS_IN_FLIGHT,
+      maxQueued: options.maxStatelessQueued ?? DEFAULT_MAX_STATELESS_QUEUED,
+      overflow: "reject",
+      stopped,
+      peer: { transport: "tcp", protocolName: "http" }
+    })
     yield* Effect.addFinalizer(() => Deferred.succeed(stopped, undefined))
     const state: HandlerState = {
       server,
       store,
+      stateless,
       stopped,
       sessions: options.sessions !== false,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as McpSchema from "../../../McpSchema.js"
+import type * as Connection from "../../server/connection.js"
 import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
 import type { Headers, SessionState } from "../../server/model.js"
@@ -47,6 +48,11 @@ export interface EndpointRequest<R = never> {
 export interface HandlerState {
   readonly server: Dispatch.Server
   readonly store: Sessions.SessionStore
+  /**
+   * The connection of every request without a legacy session of its own (2026-07-28 requests,
+   * `initialize`, legacy requests when sessions are off): one bound on them all, `503` beyond it.
+   */
+  readonly stateless: Connection.Connection
   /** Completed when the handler stops: its open `subscriptions/listen` requests end. */
   readonly stopped: Deferred.Deferred<void>
   /** `false`: legacy requests are served without sessions. */

@@ -70,30 +70,25 @@ export const serve = <E, E2, R, R2>(
     const output = options.writable === undefined
       ? yield* sinkOutput(options.stdout, writeTimeout)
       : yield* writableOutput(options.writable, writeTimeout)
+    // The session's unsolicited notifications (legacy list_changed, resources/updated) share the
+    // pipe (`send`): the connection subscribes to them before the first line is read.
     const connection = yield* Connection.make(Service.internal(server), {
       session: yield* McpServer.makeSession,
+      send: (text) => output.write(text + "\n"),
       maxInFlight: options.maxInFlight,
+      maxQueued: options.maxQueued,
       duplicateIds: "ignore",
+      isOpen: () => !output.broken(),
       peer: PIPE
     })
-    const send = (message: JsonRpc.Request | JsonRpc.Notification): Effect.Effect<void> =>
-      Effect.flatMap(
-        Connection.encodeOutgoing(message),
-        (text) => text === undefined ? Effect.void : output.write(text + "\n")
-      )
-    const outlet: Connection.Outlet = { reply: (_, text) => output.write(text + "\n"), send }
-
-    // The session's unsolicited notifications (legacy list_changed, resources/updated) share the
-    // pipe; subscribed before the first line is read.
-    const unsolicited = yield* connection.sessionNotifications
-    yield* unsolicited.pipe(Stream.runForEach(send), Effect.forkScoped)
 
     // An error for a line whose id cannot be read (non-JSON, too long).
     const unreadable = (error: JsonRpc.McpError): Effect.Effect<void> =>
-      connection.receive({ message: { _tag: "Invalid", id: undefined, error } }, outlet) ?? Effect.void
+      connection.receive({ message: { _tag: "Invalid", id: undefined, error } })
 
     // Handles one frame, in arrival order: returns what is still to run before the next frame is
-    // handled, or `undefined` when the frame is handled already (a request started in its fiber).
+    // handled, or `undefined` when the frame is handled already (a request started in its fiber or
+    // queued: the connection answers `Effect.void` itself, the frame reader's fast path).
     const onFrame = (frame: Frame.Frame): Effect.Effect<void> | undefined => {
       // The peer stopped reading for good: nothing more is started (the serve is ending).
       if (output.broken()) return undefined
@@ -114,7 +109,8 @@ export const serve = <E, E2, R, R2>(
           unreadable(JsonRpc.McpError.parseError())
         )
       }
-      return connection.receive({ message: JsonRpc.classify(value.value) }, outlet)
+      const rest = connection.receive({ message: JsonRpc.classify(value.value) })
+      return rest === Effect.void ? undefined : rest
     }
 
     const reading = options.readable === undefined

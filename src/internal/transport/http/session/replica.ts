@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Cluster from "../../../../Cluster.js"
 import * as McpSchema from "../../../../McpSchema.js"
-import type * as Connection from "../../../server/connection.js"
+import * as Connection from "../../../server/connection.js"
 import type * as Server from "../../../server/dispatch.js"
 import type { SessionState } from "../../../server/model.js"
 import { type HttpSession, type StoreState, touch, type Unavailable } from "./model.js"
@@ -80,7 +80,7 @@ export const sharedConnection = (
   store: Cluster.SessionStoreShape
 ): Connection.Connection => ({
   ...connection,
-  receive: (incoming, outlet) => {
+  receive: (incoming, outlet = Connection.noOutlet) => {
     const message = incoming.message
     const forward = message._tag === "Response" ||
         (message._tag === "Notification" && message.message.method === McpSchema.Method.cancelled)
@@ -94,8 +94,8 @@ export const sharedConnection = (
       ...outlet,
       reply: (reply, text) => Effect.zipRight(s.sync, outlet.reply(reply, text))
     })
-    return received === undefined
-      ? message._tag === "Request" ? undefined : Effect.zipRight(forward, s.sync)
+    return message._tag === "Request"
+      ? received
       : Effect.zipRight(Effect.zipRight(received, forward), s.sync)
   }
 })

@@ -30,7 +30,7 @@ export const onSignal = (
       const classified: JsonRpc.Classified = "method" in message
         ? { _tag: "Notification", message }
         : { _tag: "Response", message }
-      return base.receive({ message: classified }, Connection.noOutlet) ?? Effect.void
+      return base.receive({ message: classified }, Connection.noOutlet)
     }
     case "Closed":
       // not in the session's own scope: closing it interrupts this fiber
