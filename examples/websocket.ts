@@ -8,7 +8,9 @@
  *   npx tsx examples/websocket.ts [--port 3001] [--host 127.0.0.1]
  *
  * One line with the URL goes to stderr. The official SDK v1 client's `WebSocketClientTransport`
- * (`@modelcontextprotocol/sdk/client/websocket.js`, subprotocol `mcp`) connects to it.
+ * (`@modelcontextprotocol/sdk/client/websocket.js`, subprotocol `mcp`) connects to it; so does the
+ * SDK v2 client (`@modelcontextprotocol/client`, modern or legacy) over any `Transport` that moves
+ * one text frame per message (test/transport/WebSocket.test.ts has one over `ws`).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"

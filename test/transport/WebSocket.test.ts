@@ -1,15 +1,24 @@
 /**
  * The example transport over the public connection seam (`examples/websocket.ts`, MCP over
  * WebSocket with `presa-mcp/Connection`), driven over 127.0.0.1 by the official SDK v1 client's
- * `WebSocketClientTransport` and by raw `ws` frames:
- * - `initialize`, `tools/list` and `tools/call` answer;
+ * `WebSocketClientTransport`, by the official SDK v2 client (`@modelcontextprotocol/client`, which
+ * ships no WebSocket transport) over a minimal `Transport` of its interface written here over the
+ * `ws` package, pinned to 2026-07-28 (modern) and in its legacy mode (2025-11-25 handshake), and by
+ * raw `ws` frames:
+ * - `initialize` / `server/discover`, `tools/list` and `tools/call` answer;
  * - a request-scoped notification (`notifications/progress`) reaches the client before the reply;
  * - cancellation: the SDK's abort sends `notifications/cancelled`; the tool is interrupted and no
  *   reply comes for it (raw frames: nothing with its id), later requests are answered;
  * - a frame that is not JSON gets -32700, the connection goes on.
- * Every wait is bounded.
- */
+ * Every wait is bounded. */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import {
+  Client as V2Client,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  parseJSONRPCMessage,
+  type Transport as V2Transport
+} from "@modelcontextprotocol/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js"
 import * as Effect from "effect/Effect"
@@ -23,9 +32,9 @@ import * as Tool from "../../src/Tool.js"
 
 /** The part of a `ws` WebSocket the raw client uses (the package ships no types). */
 interface RawSocket {
-  readonly on: (event: "message", listener: (data: unknown) => void) => void
+  readonly on: (event: "message" | "close" | "error", listener: (data?: unknown) => void) => void
   readonly once: (event: "open" | "error", listener: (error?: unknown) => void) => void
-  readonly send: (text: string) => void
+  readonly send: (text: string, callback?: (error?: Error | null) => void) => void
   readonly close: () => void
 }
 type RawSocketConstructor = new(url: string, protocol: string) => RawSocket
@@ -132,6 +141,107 @@ const rawClient = async () => {
   return { socket, frames, send, waitFor, withId }
 }
 
+/**
+ * The SDK v2 client's `Transport` over one `ws` socket (subprotocol `mcp`): one text frame per
+ * JSON-RPC message, each frame decoded with the SDK's own message schema.
+ */
+class WsTransport implements V2Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined
+  private socket: RawSocket | undefined
+  private closed = false
+
+  constructor(private readonly url: string) {}
+
+  async start(): Promise<void> {
+    const socket = new WsWebSocket(this.url, "mcp")
+    socket.on("message", (data) => {
+      let message: JSONRPCMessage
+      try {
+        const value: unknown = JSON.parse(String(data))
+        message = parseJSONRPCMessage(value)
+      } catch (e) {
+        this.onerror?.(e instanceof Error ? e : new Error(String(e)))
+        return
+      }
+      this.onmessage?.(message)
+    })
+    socket.on("error", (e) => this.onerror?.(e instanceof Error ? e : new Error(String(e))))
+    socket.on("close", () => {
+      if (this.closed) return
+      this.closed = true
+      this.onclose?.()
+    })
+    await within(
+      "the socket to open",
+      new Promise<void>((resolve, reject) => {
+        socket.once("open", () => resolve())
+        socket.once("error", reject)
+      })
+    )
+    this.socket = socket
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const socket = this.socket
+    if (socket === undefined) return Promise.reject(new Error("not started"))
+    return new Promise((resolve, reject) =>
+      socket.send(JSON.stringify(message), (error) => error instanceof Error ? reject(error) : resolve())
+    )
+  }
+
+  async close(): Promise<void> {
+    this.socket?.close()
+  }
+}
+
+/** Waits, bounded, until `events` holds `event`. */
+const eventOccurs = async (event: string) => {
+  const started = Date.now()
+  while (!events.includes(event) && Date.now() - started < WAIT_MS) await sleep(10)
+  expect(events).toContain(event)
+}
+
+/**
+ * The SDK v2 client over `WsTransport`: tools/list, tools/call echo, the `steps` tool's progress
+ * before its result, an aborted `hang` call interrupted (tag `tag`), a later call answered.
+ */
+const exerciseV2 = async (client: V2Client, tag: string) => {
+  const tools = await within("tools/list", client.listTools())
+  expect(tools.tools.map((t) => t.name).sort()).toEqual(["echo", "hang", "steps"])
+
+  const echoed = await within("tools/call echo", client.callTool({ name: "echo", arguments: { text: "hi" } }))
+  expect(echoed.content).toEqual([{ type: "text", text: "hi" }])
+
+  // progress and the result in the order the client saw them
+  const seen: Array<unknown> = []
+  const stepped = await within(
+    "tools/call steps",
+    client.callTool({ name: "steps", arguments: {} }, { onprogress: (p) => seen.push(p) }).then((result) => {
+      seen.push("result")
+      return result
+    })
+  )
+  expect(stepped.content).toEqual([{ type: "text", text: "stepped" }])
+  expect(seen).toEqual([
+    { progress: 1, total: 2, message: "half" },
+    { progress: 2, total: 2, message: "all" },
+    "result"
+  ])
+
+  const abort = new AbortController()
+  const hung = client.callTool({ name: "hang", arguments: { tag } }, { signal: abort.signal })
+  const settled = hung.then(() => "answered", () => "rejected")
+  await eventOccurs(`start ${tag}`)
+  abort.abort("the user gave up")
+  expect(await within("the aborted call", settled)).toBe("rejected")
+  await eventOccurs(`interrupted ${tag}`)
+
+  const later = await within("a later call", client.callTool({ name: "echo", arguments: { text: "later" } }))
+  expect(later.content).toEqual([{ type: "text", text: "later" }])
+}
+
 describe("examples/websocket.ts: a transport over the public connection seam", () => {
   it("the official SDK v1 client: tools/list, tools/call, progress notifications, cancellation", async () => {
     const client = new Client({ name: "ws-sdk-v1", version: "1.0.0" })
@@ -207,6 +317,36 @@ describe("examples/websocket.ts: a transport over the public connection seam", (
       expect(c.withId("h")).toEqual([])
     } finally {
       c.socket.close()
+    }
+  }, 30_000)
+})
+
+describe("examples/websocket.ts with the official SDK v2 client over a ws Transport", () => {
+  it("pinned to 2026-07-28: modern era; tools/list, tools/call, progress before the result, cancellation", async () => {
+    const client = new V2Client({ name: "ws-sdk-v2", version: "1.0.0" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } }
+    })
+    try {
+      await within("connect", client.connect(new WsTransport(url)))
+      expect(client.getProtocolEra()).toBe("modern")
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28")
+      await exerciseV2(client, "v2 modern")
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
+  it("legacy mode: the 2025-11-25 handshake; the same calls", async () => {
+    const client = new V2Client({ name: "ws-sdk-v2-legacy", version: "1.0.0" }, {
+      versionNegotiation: { mode: "legacy" }
+    })
+    try {
+      await within("connect", client.connect(new WsTransport(url)))
+      expect(client.getProtocolEra()).toBe("legacy")
+      expect(client.getNegotiatedProtocolVersion()).toBe("2025-11-25")
+      await exerciseV2(client, "v2 legacy")
+    } finally {
+      await client.close()
     }
   }, 30_000)
 })
