@@ -290,10 +290,12 @@ export const makeSession: Effect.Effect<Session> = internal.makeSession
  * notifications and responses). Never fails: bad input becomes a JSON-RPC error
  * (-32700/-32600 without id, -32601, -32602, -32020, -32021, -32022, -32603), a tool's
  * `ToolError`/argument error/defect becomes an `isError` result. A one-shot connection
- * (`presa-mcp/Connection`) runs it in the caller's fiber: a result JSON cannot carry is replaced
- * (-32603, or an `isError` result for `tools/call`), so a request gets exactly one reply. A
- * transport that reads a stream of messages wants `Connection.make` instead (in-flight table,
- * cancellation, server→client requests).
+ * (`presa-mcp/Connection`) runs it in the caller's fiber (interrupting it cancels the request). The
+ * reply is a value the caller encodes: a handler's result JSON cannot carry (a `BigInt`, a cycle)
+ * makes `JSON.stringify` throw there; a connection's transports check that encoding and answer
+ * -32603 (or an `isError` result for `tools/call`) instead. A transport that reads a stream of
+ * messages wants `Connection.make` instead (in-flight table, cancellation, server→client requests,
+ * checked encoding).
  *
  * @since 0.1.0
  * @category combinators

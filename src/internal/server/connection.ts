@@ -545,41 +545,21 @@ const cannotRequest = (): Effect.Effect<never, JsonRpc.McpError> =>
   )
 
 /**
- * One message handled by a one-shot connection (`McpServer.dispatch`): the reply of a request
- * (checked encoding: exactly one), none for a notification or a response. The request runs in the
- * caller's fiber; `options` are the caller's (its `notify`, `sendRequest`, `shutdown`, …).
+ * One message handled by a one-shot connection (`McpServer.dispatch`): the reply of a request, none
+ * for a notification or a response. A one-shot connection holds nothing a later message could need
+ * (no requests in flight to cancel, no server→client table: the caller's `sendRequest`, if any,
+ * sends them), so none is built per message: the request runs in the caller's fiber (interrupting
+ * it cancels the request) through the same dispatch as a connection's requests; `options` are the
+ * caller's (its `notify`, `sendRequest`, `shutdown`, …). The reply is a value, not yet encoded: the
+ * caller encodes it (a connection's transports do it once, checked, in `writeReply`; a caller of
+ * `McpServer.dispatch` that writes it checks its own encoding). Encoding here only to check would
+ * cost a `JSON.stringify` per call that the caller does again (bench: ~20 % of the server-only row).
  */
 export const dispatchOnce = (
   server: Server,
   classified: JsonRpc.Classified,
   options: DispatchOptions = {}
-): Effect.Effect<Option.Option<Reply>> =>
-  Effect.flatMap(
-    // The session is the message's own (`Incoming.session`): the connection holds no server→client
-    // table; the caller's `sendRequest`, if any, sends them.
-    makeUnscoped(server, {
-      duplicateIds: "allow",
-      stopped: options.shutdown,
-      peer: options.peer,
-      sendRequest: options.sendRequest
-    }),
-    (connection) => {
-      let answered: Option.Option<Reply> = Option.none()
-      const notify = options.notify
-      const outlet: Outlet = {
-        reply: (reply) =>
-          Effect.sync(() => {
-            answered = Option.some(reply)
-          }),
-        send: notify === undefined ? undefined : (message) => "id" in message ? Effect.void : notify(message),
-        inline: true
-      }
-      return Effect.map(
-        connection.receive(
-          { message: classified, headers: options.headers, auth: options.auth, session: options.session },
-          outlet
-        ),
-        () => answered
-      )
-    }
-  )
+): Effect.Effect<Option.Option<Reply>> => {
+  if (classified._tag !== "Request") return Dispatch.dispatchClassified(server, classified, options)
+  return Effect.map(Dispatch.dispatchRequest(server, classified.message, options), Option.some)
+}
