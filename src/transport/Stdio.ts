@@ -251,7 +251,6 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
  *
  * @example
  * ```ts
- * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import * as Effect from "effect/Effect"
  * import * as Layer from "effect/Layer"
  * import * as McpServer from "presa-mcp/McpServer"
@@ -262,7 +261,9 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
  *   Layer.merge(McpServer.tool(Tool.make({ name: "ping", handler: () => Effect.succeed("pong") })))
  * )
  * const ServerLive = Ping.pipe(Layer.provideMerge(McpServer.layer({ name: "demo", version: "1.0.0" })))
- * NodeRuntime.runMain(Stdio.runLayer(ServerLive), { disablePrettyLogger: true })
+ * const main = Stdio.runLayer(ServerLive)
+ * // the process's entry point (it serves stdin until EOF):
+ * // NodeRuntime.runMain(main, { disablePrettyLogger: true }) (from "@effect/platform-node/NodeRuntime")
  * ```
  *
  * @since 0.2.0
