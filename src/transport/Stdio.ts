@@ -225,18 +225,21 @@ export const run = (server: McpServer.McpServer, options: RunOptions = {}): Effe
     writable: process.stdout,
     readable: process.stdin,
     ...options
-  }).pipe(
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.interrupt
-        : Effect.logError("the stdio server failed", cause).pipe(
-          Effect.zipRight(Effect.sync(() => {
-            process.exitCode = 1
-          }))
-        )
-    ),
-    Effect.provide(layerLogger)
-  )
+  }).pipe(exitOnFailure("the stdio server failed"), Effect.provide(layerLogger))
+
+/**
+ * A failure or defect of a stdio entry point, logged on stderr with `message`, sets
+ * `process.exitCode = 1` instead of failing; an interruption stays one.
+ */
+const exitOnFailure = (message: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<void, never, R> =>
+  Effect.catchAllCause(Effect.asVoid(self), (cause) =>
+    Cause.isInterruptedOnly(cause)
+      ? Effect.interrupt
+      : Effect.logError(message, cause).pipe(
+        Effect.zipRight(Effect.sync(() => {
+          process.exitCode = 1
+        }))
+      ))
 
 /**
  * Serves the `McpServer.McpServer` that `layer` builds on this process's stdin and stdout, as
@@ -276,18 +279,7 @@ export const runLayer = <E, R>(
   Effect.scoped(
     Effect.flatMap(Layer.build(layer), (context) => run(Context.get(context, McpServer.McpServer), options))
   )
-    .pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.interrupt
-          : Effect.logError("the stdio server could not start", cause).pipe(
-            Effect.zipRight(Effect.sync(() => {
-              process.exitCode = 1
-            }))
-          )
-      ),
-      Effect.provide(layerLogger)
-    )
+    .pipe(exitOnFailure("the stdio server could not start"), Effect.provide(layerLogger))
 
 /**
  * A layer that serves the `McpServer.McpServer` service over the given streams in the background, for apps
