@@ -167,7 +167,7 @@ const main = async () => {
       }
     }
 
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", tsconfig, "--pretty", "false"], {
+    const tsc = byModule.size === 0 ? { status: 0, stdout: "", stderr: "" } : spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", tsconfig, "--pretty", "false"], {
       cwd: dir,
       encoding: "utf8",
       maxBuffer: 64 * 1024 * 1024
