@@ -1,6 +1,7 @@
 /**
  * The guides name the project's files as they are: every `path.ts` written in backticks in the
- * README or a guide under docs/ exists. A path with a folder is read from the checkout's root, from
+ * README or a guide under docs/ (architecture.md included) exists, and so does every folder or
+ * other file written with its folder. A path with a folder is read from the checkout's root, from
  * `src/` or from `src/internal/`; a bare file name (`make.ts`, written inside a sentence about its
  * folder) must name some file under `src/`, `test/`, `examples/` or `bench/`.
  */
@@ -35,6 +36,14 @@ const baseNames = (): ReadonlySet<string> => {
 // semantic-conventions repository's path.
 const external = (path: string): boolean => path.startsWith("shared/") || path.startsWith("docs/gen-ai/")
 
+/**
+ * Generated or user-side locations a guide may name that a checkout does not hold: `npm run docs`'
+ * output, the build, the bench's and conformance runs' output, a user's bundle.
+ */
+const generated = (path: string): boolean =>
+  ["docs/modules/", "docs/examples/", "dist/", "bench/out/", "conformance/results/", "build/", "node_modules/"]
+    .some((prefix) => path.startsWith(prefix))
+
 describe("guides name files that exist", () => {
   const names = baseNames()
   for (const guide of guides) {
@@ -46,6 +55,25 @@ describe("guides name files that exist", () => {
         if (!path.includes("/")) return !names.has(path)
         return !["", "src", "src/internal"].some((base) => Fs.existsSync(Path.join(ROOT, base, path)))
       })
+      assert.deepStrictEqual(missing, [])
+    })
+  }
+})
+
+// Folders (`internal/transport/http/session/`) and files other than `.ts` (`scripts/check-docs.mjs`,
+// `examples/nginx-cluster.conf`) named with at least one folder: read from the checkout's root,
+// from `src/` or from `src/internal/`.
+describe("guides name folders and other files that exist", () => {
+  for (const guide of guides) {
+    it(guide, () => {
+      const text = Fs.readFileSync(Path.join(ROOT, guide), "utf8")
+      const pattern =
+        /`([A-Za-z0-9_][A-Za-z0-9_.-]*\/[A-Za-z0-9_./-]*(?:\/|\.(?:mjs|cjs|js|json|md|sh|conf|yml|yaml)))`/g
+      const paths = new Set(Array.from(text.matchAll(pattern), (m) => m[1] ?? ""))
+      const missing = Array.from(paths).filter((path) =>
+        !external(path) && !generated(path) &&
+        !["", "src", "src/internal"].some((base) => Fs.existsSync(Path.join(ROOT, base, path)))
+      )
       assert.deepStrictEqual(missing, [])
     })
   }
