@@ -31,7 +31,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const RUN_TIMEOUT_MS = 30_000
 const FIXTURE = "test/fixtures/docs/broken.md"
 /** The fixture's expected failures: `line:kind` (kind: compile, run, link), each exactly once. */
-const FIXTURE_EXPECTED = ["8:compile", "16:run", "27:link"]
+const FIXTURE_EXPECTED = ["9:compile", "17:run", "28:link", "29:link"]
 /**
  * Guides other branches of this session add (the lead empties this list when they are merged):
  * links to them are not reported missing until then.
@@ -82,7 +82,24 @@ export const extractBlocks = (file, text) => {
   return blocks
 }
 
-/** Relative links `[text](target)` outside code blocks that name no file of the checkout. */
+/** GitHub's anchors of a Markdown file's headings (`## Results and errors` → `results-and-errors`). */
+const anchors = (path) => {
+  const out = new Set()
+  let inFence = false
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (/^\s*```/.test(line)) inFence = !inFence
+    const heading = inFence ? null : /^#{1,6}\s+(.*?)\s*$/.exec(line)
+    if (heading !== null) {
+      out.add((heading[1] ?? "").toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-"))
+    }
+  }
+  return out
+}
+
+/**
+ * Relative links `[text](target#anchor)` outside code blocks that name no file of the checkout,
+ * or a heading that file does not have.
+ */
 const deadLinks = (file, text) => {
   const dead = []
   const lines = text.split("\n")
@@ -91,13 +108,15 @@ const deadLinks = (file, text) => {
     if (/^\s*```/.test(line)) inFence = !inFence
     if (inFence) return
     for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) {
-      const target = (match[1] ?? "").split("#")[0] ?? ""
-      if (target === "" || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue
-      const path = relative(ROOT, resolve(ROOT, dirname(file), target))
+      const [target = "", anchor] = (match[1] ?? "").split("#")
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue
+      const path = target === "" ? file : relative(ROOT, resolve(ROOT, dirname(file), target))
       const api = /^docs\/modules\/(.+)\.ts\.md$/.exec(path)
       const exists = api !== null ? existsSync(join(ROOT, "src", `${api[1]}.ts`)) : existsSync(join(ROOT, path))
       if (!exists && !PENDING_GUIDES.has(path)) {
         dead.push({ file, line: index + 1, kind: "link", message: `link to ${target}: no such file` })
+      } else if (exists && api === null && anchor !== undefined && path.endsWith(".md") && !anchors(join(ROOT, path)).has(anchor)) {
+        dead.push({ file, line: index + 1, kind: "link", message: `link to ${match[1]}: ${path} has no such heading` })
       }
     }
   })

@@ -10,6 +10,8 @@
  *
  * We are not an authorization server: issuing tokens is out of scope.
  *
+ * Guide: [Authorization](https://github.com/presa-mcp/presa-mcp/blob/main/docs/authorization.md).
+ *
  * @since 0.1.0
  */
 import * as Data from "effect/Data"

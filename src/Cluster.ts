@@ -12,6 +12,8 @@
  * more, {@link SessionStore}: legacy sessions (MCP 2025-11-25) whose requests may reach any
  * instance. `presa-mcp/Redis` provides Redis-backed layers for them, and a {@link Health} check.
  *
+ * Guide: [Running several instances](https://github.com/presa-mcp/presa-mcp/blob/main/docs/scale-out.md).
+ *
  * @since 0.2.0
  */
 import * as Context from "effect/Context"

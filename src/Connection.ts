@@ -33,6 +33,8 @@
  *   Connection.serve(server, { incoming: lines, send: write })
  * ```
  *
+ * Guide: [Writing your own transport](https://github.com/presa-mcp/presa-mcp/blob/main/docs/transports.md#writing-your-own-transport).
+ *
  * @since 0.2.0
  */
 import type * as Duration from "effect/Duration"

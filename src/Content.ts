@@ -4,6 +4,8 @@
  *
  * Spec: Server › Tools › Tool Result (content types); Server › Prompts (PromptMessage content).
  *
+ * Guide: [Servers, results and errors](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#results-and-errors).
+ *
  * @since 0.1.0
  */
 import { dual } from "effect/Function"

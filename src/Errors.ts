@@ -9,6 +9,8 @@
  * None of these is sent on the wire: protocol errors are `JsonRpc.McpError`, tool failures
  * `Tool.ToolError`.
  *
+ * Guide: [Servers, results and errors](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#results-and-errors).
+ *
  * @since 0.2.0
  */
 import * as Data from "effect/Data"

@@ -7,6 +7,8 @@
  * definitions carry `R` in their type (`Tool.Tool<R>`, `Resource.Resource<R>`, …), and
  * `McpServer.make` requires from its environment whatever no middleware provides.
  *
+ * Guide: [Servers](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md).
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"

@@ -15,6 +15,8 @@
  * `sampling`, `roots`); without it the call fails with `McpError` -32021 and
  * `data.requiredCapabilities`.
  *
+ * Guide: [Input, progress, tasks and change notifications](https://github.com/presa-mcp/presa-mcp/blob/main/docs/input-progress-tasks.md).
+ *
  * @since 0.1.0
  */
 import * as Data from "effect/Data"

@@ -5,6 +5,8 @@
  * MCP spec: Basic › Overview (messages, requests, notifications, responses) and the error code
  * table of 2026-07-28 (MCP 2026-07-28, Basic, "Error Codes").
  *
+ * Guide: [Servers, results and errors](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#results-and-errors).
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"

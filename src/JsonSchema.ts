@@ -28,6 +28,8 @@
  * avoid. Each pattern is compiled once per schema object (the schema is treated as immutable
  * once validated).
  *
+ * Guide: [Servers, tools](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#tools).
+ *
  * @since 0.1.0
  */
 import * as Pattern from "./internal/pattern.js"

@@ -11,6 +11,8 @@
  * built-in `JsonSchema.validate` matches them in linear time instead; with this validator, keep
  * tool patterns free of nested quantifiers over overlapping alternatives.
  *
+ * Guide: [Servers, tools](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#tools).
+ *
  * @since 0.1.0
  */
 import { Validator as CfValidator } from "@cfworker/json-schema"

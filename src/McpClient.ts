@@ -12,6 +12,8 @@
  * ({@link CallOptions}), opens change-notification streams ({@link McpClient.listen}) and can
  * cache list and read results for their `ttlMs` (`Options.cache`).
  *
+ * Guide: [Clients](https://github.com/presa-mcp/presa-mcp/blob/main/docs/clients.md).
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"

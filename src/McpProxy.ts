@@ -84,6 +84,8 @@
  * - Secrets of a configuration ({@link Config}: `env` and `headers` values, the OAuth client
  *   secret, a URL's credentials and query) are never quoted in errors or logs.
  *
+ * Guide: [Proxy](https://github.com/presa-mcp/presa-mcp/blob/main/docs/proxy.md).
+ *
  * @since 0.1.0
  */
 import type * as FileSystem from "@effect/platform/FileSystem"

@@ -6,6 +6,8 @@
  * Incoming data is decoded with these schemas at the boundary; unknown fields are kept
  * (`onExcessProperty: "preserve"`) so nothing a peer sent is silently dropped.
  *
+ * Guide: [Architecture](https://github.com/presa-mcp/presa-mcp/blob/main/docs/architecture.md).
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"

@@ -15,6 +15,8 @@
  * hints) and 2025-11-25 / 2025-06-18 (legacy: `initialize`, sessions) at once; each message is
  * routed by its own shape (MCP 2026-07-28, Basic, Versioning: a request carries its version in `_meta`).
  *
+ * Guide: [Servers](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md).
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"

@@ -19,6 +19,8 @@
  * reads the request context from `request.ctx` (the `RequestContext` service is provided to
  * handlers, not to middlewares).
  *
+ * Guide: [Composition](https://github.com/presa-mcp/presa-mcp/blob/main/docs/composition.md).
+ *
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"

@@ -29,6 +29,8 @@
  * }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory))
  * ```
  *
+ * Guide: [OAuth client](https://github.com/presa-mcp/presa-mcp/blob/main/docs/oauth.md).
+ *
  * @since 0.2.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"

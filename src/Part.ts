@@ -7,6 +7,8 @@
  * per request (`Part<R>`): the server built from parts requires them like `McpServer.make` does
  * (unless a middleware provides them).
  *
+ * Guide: [Composition, parts](https://github.com/presa-mcp/presa-mcp/blob/main/docs/composition.md#parts-a-server-from-pieces).
+ *
  * @since 0.1.0
  */
 import * as Data from "effect/Data"

@@ -5,6 +5,8 @@
  *
  * Spec: Server › Prompts (unknown prompt and missing required argument are -32602).
  *
+ * Guide: [Servers, prompts](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#prompts).
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"

@@ -35,6 +35,8 @@
  *
  * Requires the `ioredis` package (an optional peer dependency).
  *
+ * Guide: [Running several instances](https://github.com/presa-mcp/presa-mcp/blob/main/docs/scale-out.md).
+ *
  * @since 0.2.0
  */
 import * as Context from "effect/Context"

@@ -7,6 +7,8 @@
  * take `ctx` as a parameter (a helper several tools share, the `Input` functions); every request
  * provides it, and it never counts among a definition's required services.
  *
+ * Guide: [Input, progress, tasks and change notifications](https://github.com/presa-mcp/presa-mcp/blob/main/docs/input-progress-tasks.md).
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"

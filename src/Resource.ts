@@ -4,6 +4,8 @@
  * Spec: Server › Resources (2026-07-28: not found is -32602 with `data.uri`, SEP-2164), RFC 6570
  * for templates.
  *
+ * Guide: [Servers, resources and templates](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#resources-and-templates).
+ *
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"

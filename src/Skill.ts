@@ -13,6 +13,8 @@
  * subset ({@link parseFrontmatter}), the wire schemas, and the host-side checks
  * ({@link verifyFile}, {@link verifySkillMd}). The server and client wire it to the protocol.
  *
+ * Guide: [Skills](https://github.com/presa-mcp/presa-mcp/blob/main/docs/skills.md).
+ *
  * @since 0.1.0
  */
 import type { PlatformError } from "@effect/platform/Error"

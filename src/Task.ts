@@ -10,6 +10,8 @@
  * polls a task to completion transparently, and `client.tasks` ({@link TaskClient}) exposes the
  * lifecycle.
  *
+ * Guide: [Tasks](https://github.com/presa-mcp/presa-mcp/blob/main/docs/input-progress-tasks.md#tasks-long-running-tools).
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"

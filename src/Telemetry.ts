@@ -20,6 +20,8 @@
  * The durations are Effect `Metric` histograms in seconds with the conventions' bucket
  * boundaries; the app's metric exporter reads them from Effect's registry.
  *
+ * Guide: [Observability](https://github.com/presa-mcp/presa-mcp/blob/main/docs/observability.md).
+ *
  * @since 0.2.0
  */
 import type * as Metric from "effect/Metric"

@@ -5,6 +5,8 @@
  *
  * Spec: Server › Tools (2026-07-28 and 2025-11-25); SEP-1303 (argument errors are tool results).
  *
+ * Guide: [Servers, tools](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#tools).
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"

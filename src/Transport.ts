@@ -3,6 +3,8 @@
  * back its response. stdio, Streamable HTTP and in-process transports implement it; `McpClient`
  * speaks MCP over any of them.
  *
+ * Guide: [Transports](https://github.com/presa-mcp/presa-mcp/blob/main/docs/transports.md).
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"

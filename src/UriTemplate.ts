@@ -13,6 +13,8 @@
  *
  * This module is pure: it returns plain values, `Either` and `Option`.
  *
+ * Guide: [Servers, resources and templates](https://github.com/presa-mcp/presa-mcp/blob/main/docs/servers.md#resources-and-templates).
+ *
  * @since 0.1.0
  */
 import * as Data from "effect/Data"

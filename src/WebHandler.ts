@@ -13,6 +13,8 @@
  * This is the issue's `McpServer.toWebHandler`, kept in its own module so the server core does not
  * load HTTP code.
  *
+ * Guide: [Transports, fetch handler](https://github.com/presa-mcp/presa-mcp/blob/main/docs/transports.md#a-fetch-handler-for-workers-deno-and-bun).
+ *
  * @since 0.1.0
  */
 import * as HttpApp from "@effect/platform/HttpApp"

@@ -3,6 +3,8 @@
  * between, but every message still round-trips through the JSON codec so tests see what a real
  * transport would carry.
  *
+ * Guide: [Clients, in-process](https://github.com/presa-mcp/presa-mcp/blob/main/docs/clients.md#in-process).
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"

@@ -20,6 +20,8 @@
  * })
  * ```
  *
+ * Guide: [OAuth client](https://github.com/presa-mcp/presa-mcp/blob/main/docs/oauth.md).
+ *
  * @since 0.2.0
  */
 import * as Deferred from "effect/Deferred"

@@ -13,6 +13,8 @@
  * server process ({@link layerLogger}, installed by {@link run}, {@link runLayer}, {@link serve}
  * and {@link layerServer}).
  *
+ * Guide: [Transports, stdio](https://github.com/presa-mcp/presa-mcp/blob/main/docs/transports.md#serving-over-stdio).
+ *
  * @since 0.1.0
  */
 import * as NodeSink from "@effect/platform-node/NodeSink"

@@ -37,6 +37,8 @@
  * Refusals carry an id-less JSON-RPC error body (-32600 unless stated). No CORS headers are added:
  * for browser clients put a CORS middleware in front (MCP 2026-07-28, Transports, "Streamable HTTP" lists the headers).
  *
+ * Guide: [Transports, HTTP](https://github.com/presa-mcp/presa-mcp/blob/main/docs/transports.md#serving-over-http).
+ *
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
