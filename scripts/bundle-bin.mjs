@@ -2,7 +2,7 @@
  * Part of `npm run build`: bundles the command line (`dist/bin.js`, compiled by tsc) into one file
  * in its place, with its dependencies (effect, @effect/cli, the platform packages, …) inside, so
  * that `presa-mcp` starts without resolving ~700 modules: a host that launches
- * `presa-mcp proxy …` as a stdio server gets its first answer sooner (README, "Start time").
+ * `presa-mcp proxy …` as a stdio server gets its first answer sooner (docs/getting-started.md, "Start time").
  * The bin is a program, not a module to import, so its own copy of effect meets no other.
  * `require` is provided for the CommonJS dependencies that load Node built-ins (ws).
  */

@@ -11,7 +11,7 @@
 #       declaration.ts under NodeNext with `declaration: true`: its exported values have inferred
 #       types that mention the error classes, so they must be declared in public modules (TS2742);
 #   (c) require.cjs: `require("presa-mcp")` from CommonJS works (Node >= 20.19) or fails with
-#       ERR_REQUIRE_ESM (older Node), as the README says;
+#       ERR_REQUIRE_ESM (older Node), as docs/getting-started.md ("CommonJS") says;
 #   (d) the tarball holds dist/ (JS, declarations, maps), src/, LICENSE, README, CHANGELOG and no
 #       tests, benchmarks, fixtures, examples or conformance harness;
 #   (e) the `presa-mcp` bin: `npx presa-mcp --help` prints the exit codes, and
@@ -95,8 +95,8 @@ fi
 check "exports map matches src/ (node scripts/exports.mjs --check)" node scripts/exports.mjs --check
 check "publint --strict" npx --no-install publint --strict
 # cjs-resolves-to-esm: `require("presa-mcp")` loads the ES module through Node's require(esm)
-# (Node >= 20.19 / 22.12); check (c) runs it. Explained in the README ("Install").
-check "attw (ignoring cjs-resolves-to-esm, see README)" \
+# (Node >= 20.19 / 22.12); check (c) runs it. Explained in docs/getting-started.md ("CommonJS").
+check "attw (ignoring cjs-resolves-to-esm, see docs/getting-started.md)" \
   npx --no-install attw "$TARBALL" --ignore-rules cjs-resolves-to-esm --format table-flipped --no-color
 
 contents() {

@@ -3,7 +3,7 @@
 // With `skipLibCheck: false` and no DOM lib, the peers' own declarations report a few errors that
 // have nothing to do with this package: @effect/platform and @effect/rpc name DOM types
 // (`Storage`, `Transferable`, `ImageData`, `MessagePort`) and @effect/platform-node-shared imports
-// `ws` without its types. Those, and only those, are tolerated and listed (README "Install").
+// `ws` without its types. Those, and only those, are tolerated and listed (docs/getting-started.md, "TypeScript settings").
 //
 //   node scripts/tsc-consumer.mjs <path to tsc> <tsconfig>
 import { spawnSync } from "node:child_process"

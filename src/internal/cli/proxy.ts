@@ -81,7 +81,7 @@ const serve = (exit: Ref.Ref<number>, args: ProxyArgs): Effect.Effect<void, neve
 export const command = (exit: Ref.Ref<number>) =>
   Command.make("proxy", {
     config: Args.text({ name: "CONFIG" }).pipe(
-      Args.withDescription("A JSON file in the mcpServers shape desktop hosts use (see the README).")
+      Args.withDescription("A JSON file in the mcpServers shape desktop hosts use (see docs/proxy.md).")
     ),
     http: Options.boolean("http").pipe(
       Options.withDescription("Serve over Streamable HTTP instead of stdio.")
