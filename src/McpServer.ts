@@ -634,9 +634,8 @@ export const part = <P extends Part.Any | Effect.Effect<Part.Any, unknown, unkno
       effect: Effect.Effect<void, DefinitionError>,
       remove: Effect.Effect<void, DefinitionError>
     ) => Effect.acquireRelease(effect, () => Effect.ignore(remove))
-    for (const t of p.tools ?? []) {
-      yield* add(internal.addTool(server, Provide.tool(context, t)), server.removeTool(t.name))
-    }
+    // Resources before tools: a tool linking an MCP Apps view needs the view served first (and
+    // is removed before it).
     for (const r of p.resources ?? []) {
       yield* add(internal.addResource(server, Provide.resource(context, r)), server.removeResource(r.uri))
     }
@@ -645,6 +644,9 @@ export const part = <P extends Part.Any | Effect.Effect<Part.Any, unknown, unkno
         internal.addResourceTemplate(server, Provide.template(context, t)),
         server.removeResourceTemplate(t.uriTemplate)
       )
+    }
+    for (const t of p.tools ?? []) {
+      yield* add(internal.addTool(server, Provide.tool(context, t)), server.removeTool(t.name))
     }
     for (const q of p.prompts ?? []) {
       yield* add(internal.addPrompt(server, Provide.prompt(context, q)), server.removePrompt(q.name))
