@@ -111,7 +111,8 @@ describe("MCP Apps: our constants are the official ones", () => {
     expect(App.EXTENSION_ID).toBe(EXTENSION_ID)
     expect(App.MIME_TYPE).toBe(RESOURCE_MIME_TYPE)
     expect(App.LEGACY_RESOURCE_URI_KEY).toBe(RESOURCE_URI_META_KEY)
-    expect(getUiCapability({ extensions: { [App.EXTENSION_ID]: App.HOST_CAPABILITY } })).toEqual({
+    expect(App.HOST_CAPABILITY).toEqual({ mimeTypes: [RESOURCE_MIME_TYPE] })
+    expect(getUiCapability({ extensions: { [App.EXTENSION_ID]: { mimeTypes: [App.MIME_TYPE] } } })).toEqual({
       mimeTypes: [RESOURCE_MIME_TYPE]
     })
   })
