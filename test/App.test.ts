@@ -350,6 +350,37 @@ describe("App: definitions in parts and Layers", () => {
       expect(yield* listed(Context.get(context, McpServer.McpServer))).toEqual(expected)
     }))
 
+  it.scoped("a view and a tool needing a service: the Layers require it, the handlers see it", () =>
+    Effect.gen(function*() {
+      class Greeting extends Context.Tag("test/Greeting")<Greeting, { readonly word: string }>() {}
+      const greeted = App.view({
+        uri: "ui://test/greeted",
+        name: "greeted",
+        html: () => Effect.map(Greeting, (g) => `<p>${g.word}</p>`)
+      })
+      const greet = App.tool({
+        name: "greet",
+        view: greeted,
+        success: Schema.Struct({ word: Schema.String }),
+        handler: () => Effect.map(Greeting, (g) => ({ word: g.word }))
+      })
+      // The services are in the definitions' types: a Layer without Greeting does not type-check.
+      // @ts-expect-error Greeting is required
+      const missing: Layer.Layer<never, McpServer.DefinitionError, McpServer.McpServer> = McpServer.tool(greet)
+      // @ts-expect-error Greeting is required
+      const missingView: Layer.Layer<never, McpServer.DefinitionError, McpServer.McpServer> = McpServer.resource(
+        greeted
+      )
+      expect([missing, missingView]).toHaveLength(2)
+      const layer = McpServer.part(Part.make({ tools: [greet], resources: [greeted] })).pipe(
+        Layer.provide(Layer.succeed(Greeting, { word: "hello" })),
+        Layer.provideMerge(McpServer.layer({ name: "g", version: "0" }))
+      )
+      const { client } = yield* connect(Context.get(yield* Layer.build(layer), McpServer.McpServer), {})
+      expect((yield* client.callTool("greet")).structuredContent).toEqual({ word: "hello" })
+      expect((yield* App.readView(client, "ui://test/greeted")).html).toBe("<p>hello</p>")
+    }))
+
   it.scoped("a part's tool linking a view nobody serves fails the Layer with DefinitionError", () =>
     Effect.gen(function*() {
       const part = Part.make({ tools: [show] })
