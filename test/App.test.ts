@@ -17,7 +17,9 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
 import { App, InProcess, JsonRpc, McpClient, McpServer, Part, Resource, Tool } from "presa-mcp"
+import * as Stdio from "presa-mcp/transport/Stdio"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 import { checkedTransport } from "./support/Wire.js"
 
@@ -475,5 +477,36 @@ describe("App: the host's capability over Streamable HTTP (127.0.0.1)", () => {
           if (apps) expect((yield* App.readView(client, "ui://test/board")).ui).toEqual(UI)
         }))
     }
+  }
+})
+
+describe("App: examples/apps.ts over stdio, our client in both eras", () => {
+  const EXAMPLE = fileURLToPath(new URL("../examples/apps.ts", import.meta.url))
+  const ROOT = fileURLToPath(new URL("..", import.meta.url))
+  // (the other two combinations are covered over HTTP above, and by SDK v1 over stdio in test/interop/Apps.test.ts)
+  const cases = [["2026-07-28", true], ["2025-11-25", false]] as const
+  for (const [version, apps] of cases) {
+    it.scoped(
+      `${version}, apps: ${apps}: app-only tools follow the declared capability`,
+      () =>
+        Effect.gen(function*() {
+          const transport = yield* Stdio.spawn({
+            command: process.execPath,
+            args: ["--import", "tsx", EXAMPLE, "--stdio"],
+            cwd: ROOT,
+            stderr: () => Effect.void
+          })
+          const client = yield* McpClient.connect(transport, { versions: [version], apps })
+          assert.strictEqual(client.info.protocolVersion, version)
+          const names = (yield* client.listAllTools).map((t) => t.name).sort()
+          expect(names).toEqual(apps ? ["count_letters", "reverse_text"] : ["count_letters"])
+          const counted = yield* client.callTool("count_letters", { text: "abc" })
+          expect(counted.structuredContent).toEqual({ text: "abc", letters: 3, vowels: 1 })
+          const view = yield* App.readView(client, "ui://letters/board")
+          expect(view.ui).toEqual({ prefersBorder: true })
+          expect(view.html).toContain("id=\"model-result\"")
+        }),
+      { timeout: 30_000 }
+    )
   }
 })
