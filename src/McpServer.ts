@@ -222,7 +222,8 @@ export type Reply = internal.Reply
 
 /**
  * A definition was refused (a non-object `inputSchema` root, a bad URI template, a duplicate
- * name or URI). `kind` says which definition, `name` its name or URI. Declared in `Errors`.
+ * name or URI; MCP Apps: a view whose URI is not `ui://`, an `App.tool` linking a view the server
+ * does not serve). `kind` says which definition, `name` its name or URI. Declared in `Errors`.
  *
  * @since 0.1.0
  * @category errors
