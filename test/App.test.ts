@@ -298,6 +298,24 @@ describe("App: views and app tools in a server", () => {
       })
     }))
 
+  it.scoped("a ToolError from an app tool is an isError result; bad arguments are one too", () =>
+    Effect.gen(function*() {
+      const failing = App.tool({
+        name: "failing",
+        view: board,
+        parameters: Schema.Struct({ n: Schema.Int }),
+        success: Schema.Struct({}),
+        handler: ({ n }) => Effect.fail(new Tool.ToolError({ message: `no board for ${n}` }))
+      })
+      const server = yield* McpServer.make({ name: "f", version: "0", tools: [failing], resources: [board] })
+      const { client } = yield* connect(server, {})
+      const failed = yield* client.callTool("failing", { n: 1 })
+      expect(failed).toMatchObject({ isError: true, content: [{ type: "text", text: "no board for 1" }] })
+      expect(failed.structuredContent).toBeUndefined()
+      const invalid = yield* client.callTool("failing", { n: "one" })
+      expect(invalid.isError).toBe(true)
+    }))
+
   it.scoped("an app-only tool's own visible predicate is asked after the capability", () =>
     Effect.gen(function*() {
       const hidden = App.tool({
