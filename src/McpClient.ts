@@ -186,6 +186,14 @@ export interface Options extends InputHandlers {
    */
   readonly tasks?: boolean
   /**
+   * Declare the MCP Apps extension (`io.modelcontextprotocol/ui`, SEP-1865) with
+   * `{mimeTypes: ["text/html;profile=mcp-app"]}` (`App.HOST_CAPABILITY`), in every modern
+   * request's `_meta` and in the legacy `initialize`: the client is a host that renders views
+   * (servers then list app-only tools to it; see the `App` module). An explicit
+   * `capabilities.extensions["io.modelcontextprotocol/ui"]` wins. Default `false`. (Since 0.2.0.)
+   */
+  readonly apps?: boolean
+  /**
    * How an established {@link McpClient.listen} is re-established after its connection dropped:
    * a `Schedule` fed with the error (each failed try is fed again; the schedule restarts once a
    * listen is acknowledged again). Default {@link DEFAULT_RELISTEN} (100 ms doubling, at most 8

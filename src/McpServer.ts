@@ -224,7 +224,8 @@ export type Reply = internal.Reply
 
 /**
  * A definition was refused (a non-object `inputSchema` root, a bad URI template, a duplicate
- * name or URI). `kind` says which definition, `name` its name or URI. Declared in `Errors`.
+ * name or URI; MCP Apps: a view whose URI is not `ui://`, an `App.tool` linking a view the server
+ * does not serve). `kind` says which definition, `name` its name or URI. Declared in `Errors`.
  *
  * @since 0.1.0
  * @category errors
@@ -636,9 +637,8 @@ export const part = <P extends Part.Any | Effect.Effect<Part.Any, unknown, unkno
       effect: Effect.Effect<void, DefinitionError>,
       remove: Effect.Effect<void, DefinitionError>
     ) => Effect.acquireRelease(effect, () => Effect.ignore(remove))
-    for (const t of p.tools ?? []) {
-      yield* add(internal.addTool(server, Provide.tool(context, t)), server.removeTool(t.name))
-    }
+    // Resources before tools: a tool linking an MCP Apps view needs the view served first (and
+    // is removed before it).
     for (const r of p.resources ?? []) {
       yield* add(internal.addResource(server, Provide.resource(context, r)), server.removeResource(r.uri))
     }
@@ -647,6 +647,9 @@ export const part = <P extends Part.Any | Effect.Effect<Part.Any, unknown, unkno
         internal.addResourceTemplate(server, Provide.template(context, t)),
         server.removeResourceTemplate(t.uriTemplate)
       )
+    }
+    for (const t of p.tools ?? []) {
+      yield* add(internal.addTool(server, Provide.tool(context, t)), server.removeTool(t.name))
     }
     for (const q of p.prompts ?? []) {
       yield* add(internal.addPrompt(server, Provide.prompt(context, q)), server.removePrompt(q.name))

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as App from "../../App.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import type { CallError, Info, Options } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
@@ -83,10 +84,18 @@ export const legacyVersions = <V extends string>(vs: ReadonlyArray<V>): Array<V>
 export const makeSetup = (transport: ClientTransport, options: Options): Setup => {
   const handlers: ClientInput.Handlers = options
   const declared = options.capabilities ?? {}
+  // `apps` yields to a declared entry; `tasks` wins over one (as it always did).
   const capabilities = ClientInput.capabilities(
     handlers,
-    options.tasks === true
-      ? { ...declared, extensions: { ...declared.extensions, [Task.EXTENSION_ID]: {} } }
+    options.tasks === true || options.apps === true
+      ? {
+        ...declared,
+        extensions: {
+          ...(options.apps === true ? { [App.EXTENSION_ID]: App.HOST_CAPABILITY } : {}),
+          ...declared.extensions,
+          ...(options.tasks === true ? { [Task.EXTENSION_ID]: {} } : {})
+        }
+      }
       : declared
   )
   return {

@@ -15,6 +15,7 @@ import type * as Skill from "../../Skill.js"
 import type * as Tool from "../../Tool.js"
 import * as UriTemplate from "../../UriTemplate.js"
 import * as SkillInternal from "../skill/build.js"
+import * as Apps from "./apps.js"
 import * as HeaderRules from "./headerAgreement.js"
 import * as ToolArguments from "./toolArguments.js"
 
@@ -247,6 +248,9 @@ export const build = (
         return yield* Either.left(new DefinitionError({ kind, name: dup.value, message: `duplicate ${kind}` }))
       }
     }
+    // MCP Apps: a view's URI is ui://, an App tool links a view the set serves (./apps.ts).
+    const misuse = Apps.check({ tools, resources, templates })
+    if (Option.isSome(misuse)) return yield* Either.left(misuse.value)
     const skills = defs.skills ?? []
     const hasVisibility = tools.some((t) => t.def.visible !== undefined) ||
       resources.some((r) => r.def.visible !== undefined) ||
