@@ -27,6 +27,7 @@
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Response from "@effect/ai/Response"
 import * as AiTool from "@effect/ai/Tool"
+import * as Toolkit from "@effect/ai/Toolkit"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -216,6 +217,20 @@ describe("AiToolkit.fromClient (in process)", () => {
       expect(textOf(result.result)).toBe("{\"x\":1}")
     }).pipe(Effect.scoped))
 
+  it.live("follows tools/list_changed (legacy era: the session's notifications)", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make({ name: "bridge-test", version: "1.0.0", listChanged: true, tools: [add] })
+      const client = yield* McpClient.connect(yield* InProcess.client(server), { versions: ["2025-11-25"] })
+      expect(client.info.era).toBe("legacy")
+      const mcp = yield* AiToolkit.fromClient(client)
+      expect(mcp.following).toBe(true)
+      yield* McpServer.addTool(server, broken)
+      yield* eventually(
+        Effect.map(mcp.snapshot, (s) => Object.keys(s.toolkit.tools).join(",") === "add,broken"),
+        "broken added"
+      )
+    }).pipe(Effect.scoped))
+
   it.live("follows tools/list_changed; without following, refresh picks the change up", () =>
     Effect.gen(function*() {
       const { client, mcp, server } = yield* inProcess([add])
@@ -388,6 +403,34 @@ describe("AiToolkit.serve", () => {
       const client = yield* Effect.flatMap(InProcess.client(server), (t) => McpClient.connect(t))
       yield* checkServed(client)
       yield* bounded(Deferred.await(interrupted))
+    }).pipe(Effect.scoped))
+
+  it.live("arguments that pass the JSON Schema but fail the parameters Schema: isError, the handler not run", () =>
+    Effect.gen(function*() {
+      const ran = yield* Ref.make(0)
+      const Even = AiTool.make("even", {
+        parameters: { n: Schema.Number.pipe(Schema.filter((n) => n % 2 === 0, { message: () => "must be even" })) },
+        success: Schema.Void
+      })
+      const Evens = Toolkit.make(Even)
+      const server = yield* McpServer.make({ name: "served", version: "1.0.0" })
+      yield* Layer.build(
+        AiToolkit.serve(Evens).pipe(
+          Layer.provide(Evens.toLayer({ even: () => Ref.update(ran, (n) => n + 1) })),
+          Layer.provide(Layer.succeed(McpServer.McpServer, server))
+        )
+      )
+      const client = yield* Effect.flatMap(InProcess.client(server), (t) => McpClient.connect(t))
+      const [tool] = yield* client.listAllTools
+      expect(tool?.outputSchema).toBeUndefined()
+      const odd = yield* client.callTool("even", { n: 3 })
+      expect(odd.isError).toBe(true)
+      expect(textOf(odd)).toBe("Invalid arguments at /n: must be even")
+      expect(yield* Ref.get(ran)).toBe(0)
+      const even = yield* client.callTool("even", { n: 4 })
+      expect(even).toMatchObject({ content: [] })
+      expect(even.isError).toBeUndefined()
+      expect(yield* Ref.get(ran)).toBe(1)
     }).pipe(Effect.scoped))
 
   it.live("over stdio (test/fixtures/ai-toolkit-server.ts), and back into a Toolkit", () =>

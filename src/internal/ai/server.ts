@@ -9,6 +9,7 @@ import type * as Toolkit from "@effect/ai/Toolkit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as Content from "../../Content.js"
@@ -93,9 +94,14 @@ const toMcpTool = <R>(handled: Handle<R>, tool: AiTool.Any): Tool.Tool<R> => {
         Effect.catchAll((error): Effect.Effect<never, Tool.ToolError> => {
           // Checked first: a failure schema may accept anything (Schema.Unknown).
           if (AiError.isAiError(error)) {
-            return error._tag === "MalformedOutput"
-              ? Effect.fail(new Tool.ToolError({ message: `Invalid arguments: ${error.message}` }))
-              : Effect.die(error)
+            // MalformedOutput: the arguments failed the parameters Schema (a check the derived
+            // JSON Schema cannot state, e.g. a filter); anything else (the result failed its
+            // Schema) is the toolkit's bug.
+            if (error._tag !== "MalformedOutput") return Effect.die(error)
+            const message = ParseResult.isParseError(error.cause)
+              ? Tool.formatParseError("Invalid arguments", error.cause)
+              : "Invalid arguments"
+            return Effect.fail(new Tool.ToolError({ message }))
           }
           return isFailure(error)
             ? Effect.flatMap(Effect.orDie(encodeFailure(error)), (encoded) => Effect.fail(toolError(encoded)))
