@@ -12,7 +12,7 @@
  * Import it as `presa-mcp/AiToolkit` (the package root does not re-export it, so `presa-mcp` never
  * loads `@effect/ai`). Spec: Server › Tools (2026-07-28, 2025-11-25).
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import type * as AiTool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
@@ -34,7 +34,7 @@ import type * as Tool from "./Tool.js"
  * providers send to the model) yields the server's schema unchanged. The server validates the
  * arguments.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export const Arguments: typeof client.Arguments = client.Arguments
@@ -46,7 +46,7 @@ export const Arguments: typeof client.Arguments = client.Arguments
  * of `generateText`. `Tool.Title` and the hints (`Readonly`, `Destructive`, `Idempotent`,
  * `OpenWorld`) are annotated from the tool's `title` and `annotations`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type McpTool = client.McpTool
@@ -54,7 +54,7 @@ export type McpTool = client.McpTool
 /**
  * The tools of a server by name (as renamed by {@link Options.rename}).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type McpTools = client.McpTools
@@ -62,7 +62,7 @@ export type McpTools = client.McpTools
 /**
  * How {@link make} turns a server's tools into a toolkit.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -91,7 +91,7 @@ export interface Options {
  * {@link McpTool}s, a Layer of their handlers (provide it to run the `Toolkit`, e.g. merged with
  * tools of your own: `Toolkit.merge(snapshot.toolkit, Mine)`), and both together (`handled`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Snapshot {
@@ -115,7 +115,7 @@ export interface Snapshot {
  *   unchanged).
  * - `following`: whether `tools/list_changed` is followed (see {@link Options.follow}).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface McpToolkit {
@@ -128,7 +128,7 @@ export interface McpToolkit {
 /**
  * The service Tag of {@link layer}'s {@link McpToolkit}.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tags
  */
 export const McpToolkit: Context.Tag<McpToolkit, McpToolkit> = client.McpToolkitTag
@@ -153,7 +153,7 @@ export const McpToolkit: Context.Tag<McpToolkit, McpToolkit> = client.McpToolkit
  * }).pipe(Effect.scoped)
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const fromClient: (
@@ -164,7 +164,7 @@ export const fromClient: (
 /**
  * {@link fromClient} with the `McpClient` of the context.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (
@@ -176,7 +176,7 @@ export const make = (
  * {@link make} as a Layer of {@link McpToolkit} (needs `McpClient.layer(...)`): the listen lives
  * as long as the Layer. Fails to build with `McpClient.CallError` as {@link make} fails.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<McpToolkit, McpClient.CallError, McpClient.McpClient> =>
@@ -185,7 +185,7 @@ export const layer = (options?: Options): Layer.Layer<McpToolkit, McpClient.Call
 /**
  * The services a toolkit's handlers need besides their handlers Layer (tools' `dependencies`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category type-level
  */
 export type Requirements<Tools extends Record<string, AiTool.Any>> = server.Requirements<Tools>
@@ -207,7 +207,7 @@ export type Requirements<Tools extends Record<string, AiTool.Any>> = server.Requ
  *   `ToolError` is; arguments the Schema refuses: `isError` "Invalid arguments: …"; a result the
  *   toolkit cannot encode, or an error of another type: a defect (an `isError` result naming it).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toTools: <Tools extends Record<string, AiTool.Any>>(
@@ -243,7 +243,7 @@ export const toTools: <Tools extends Record<string, AiTool.Any>>(
  * )
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const serve: <Tools extends Record<string, AiTool.Any>>(
