@@ -70,7 +70,8 @@ export interface Options {
   readonly filter?: ((tool: McpSchema.Tool) => boolean) | undefined
   /**
    * The name the model sees (default: the tool's own). Calls still use the server's name. Two tools
-   * with one name: the first listed is kept, the other left out with a warning. Providers restrict
+   * with one name: the first listed is kept, the other left out with a warning (so is a tool named
+   * `__proto__`, which a toolkit cannot hold). Providers restrict
    * names (OpenAI: `^[a-zA-Z0-9_-]{1,64}$`): rename dotted or long names here.
    */
   readonly rename?: ((tool: McpSchema.Tool) => string) | undefined

@@ -209,6 +209,11 @@ describe("AiToolkit.fromClient (in process)", () => {
         filter: (tool) => tool.name !== "broken",
         rename: (tool) => tool.name.replace(/\./g, "_")
       })
+      // Two tools renamed to one name: the first listed is kept.
+      const { mcp: clash } = yield* inProcess([add, broken], { rename: () => "same" })
+      const kept = yield* clash.snapshot
+      expect(Object.keys(kept.toolkit.tools)).toEqual(["same"])
+      expect(kept.tools.map((t) => t.name)).toEqual(["add"])
       const { offered, response } = yield* turn(mcp, [{ name: "ns_echo", params: { x: 1 } }])
       expect(offered.map((t) => t.name)).toEqual(["add", "ns_echo"])
       const [result] = response.toolResults

@@ -101,7 +101,8 @@ const build = (
     for (const tool of listed) {
       if (options.filter !== undefined && !options.filter(tool)) continue
       const name = options.rename === undefined ? tool.name : options.rename(tool)
-      if (Object.hasOwn(handlers, name)) {
+      // `__proto__` cannot be a key of the toolkit's records (Toolkit.make, the handlers).
+      if (Object.hasOwn(handlers, name) || name === "__proto__") {
         yield* Effect.logWarning(`AiToolkit: tool "${tool.name}" left out: the name "${name}" is taken`)
         continue
       }
