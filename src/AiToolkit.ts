@@ -8,6 +8,8 @@
  *   `notifications/tools/list_changed`.
  * - **A Toolkit over MCP**: {@link serve} is a definition Layer (as `McpServer.tool`) that serves
  *   every tool of a `Toolkit` with its handlers: schemas derived, typed failures as `isError`.
+ *   On the other side, {@link handlersFromClient} gives the same `Toolkit` handlers that call the
+ *   server, typed by the shared definitions.
  *
  * Import it as `presa-mcp/AiToolkit` (the package root does not re-export it, so `presa-mcp` never
  * loads `@effect/ai`). Spec: Server › Tools (2026-07-28, 2025-11-25).
@@ -22,6 +24,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { DefinitionError } from "./Errors.js"
 import * as client from "./internal/ai/client.js"
+import * as remote from "./internal/ai/remote.js"
 import * as server from "./internal/ai/server.js"
 import * as McpClient from "./McpClient.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -251,3 +254,44 @@ export const serve: <Tools extends Record<string, AiTool.Any>>(
   toolkit: Toolkit.Toolkit<Tools>
 ) => Layer.Layer<never, DefinitionError, McpServer.McpServer | AiTool.HandlersFor<Tools> | Requirements<Tools>> =
   server.layer
+
+/**
+ * The handlers of `toolkit` as calls to the tools of the same names on the `McpClient` of the
+ * context: the typed side of {@link serve}, for a client that shares the `Toolkit`'s definitions
+ * with the server. Each handler encodes its parameters with the tool's parameters Schema, sends
+ * `tools/call`, and decodes the result with the tool's Schemas: a success from `structuredContent`
+ * (unwrapping `{value}` as {@link serve} wraps it), an `isError` result's `structuredContent` as
+ * the tool's failure (so a `failureMode: "error"` tool fails `generateText` with its own typed
+ * error, a `"return"` one is a result with `isFailure`). What the Schemas cannot read is a defect:
+ * an `isError` result without a typed failure (invalid arguments, a server's defect: a
+ * `Tool.ToolError` holding its content), a result that does not decode, a failed call
+ * (`McpClient.CallError`). Interrupting a handler cancels its call.
+ *
+ * @example
+ * ```ts
+ * import * as LanguageModel from "@effect/ai/LanguageModel"
+ * import * as AiTool from "@effect/ai/Tool"
+ * import * as Toolkit from "@effect/ai/Toolkit"
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as AiToolkit from "presa-mcp/AiToolkit"
+ *
+ * // Shared with the server, which serves it with AiToolkit.serve(Calculator)
+ * const Add = AiTool.make("add", {
+ *   parameters: { a: Schema.Number, b: Schema.Number },
+ *   success: Schema.Struct({ sum: Schema.Number })
+ * })
+ * const Calculator = Toolkit.make(Add)
+ *
+ * const answer = LanguageModel.generateText({ prompt: "What is 2 + 3?", toolkit: Calculator }).pipe(
+ *   Effect.provide(AiToolkit.handlersFromClient(Calculator))
+ * ) // needs McpClient.McpClient and a LanguageModel
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const handlersFromClient: <Tools extends Record<string, AiTool.Any>>(
+  toolkit: Toolkit.Toolkit<Tools>,
+  options?: Pick<Options, "timeout" | "onProgress">
+) => Layer.Layer<AiTool.HandlersFor<Tools>, never, McpClient.McpClient> = remote.handlers

@@ -18,7 +18,8 @@
  * (test/fixtures/ai-toolkit-server.ts): derived `inputSchema` / `outputSchema`, title and hints, the
  * encoded success as `structuredContent`, typed failures (`failureMode` "error" and "return") as
  * `isError` results, invalid arguments refused, a cancelled call interrupts the handler; and the
- * round trip (a served Toolkit consumed with `AiToolkit.fromClient`).
+ * round trips: a served Toolkit consumed with `AiToolkit.fromClient`, and the same Toolkit run with
+ * `AiToolkit.handlersFromClient` (typed results, typed failures).
  *
  * examples/agent.ts runs to completion (spawned) and prints the answer it computed with the tool.
  *
@@ -45,7 +46,7 @@ import { fileURLToPath } from "node:url"
 import { InProcess, McpClient, McpSchema, McpServer, Tool } from "presa-mcp"
 import * as AiToolkit from "presa-mcp/AiToolkit"
 import * as Stdio from "../src/transport/Stdio.js"
-import { Calculator, handlers } from "./fixtures/ai-toolkit.js"
+import { Calculator, DivisionByZero, handlers, NotFound } from "./fixtures/ai-toolkit.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const fixture = (name: string) => Path.join(ROOT, "test", "fixtures", name)
@@ -453,6 +454,44 @@ describe("AiToolkit.serve", () => {
       expect(decodeResult(sum?.result).structuredContent).toEqual({ sum: 3 })
       expect(byZero?.isFailure).toBe(true)
     }).pipe(Effect.scoped), 60_000)
+})
+
+describe("AiToolkit.handlersFromClient (the shared Toolkit, typed, over stdio)", () => {
+  it.live(
+    "results decode with the tool's Schemas; a typed failure fails generateText or returns, as its failureMode says",
+    () =>
+      Effect.gen(function*() {
+        const { client } = yield* spawned(fixture("ai-toolkit-server.ts"))
+        const remote = AiToolkit.handlersFromClient(Calculator).pipe(
+          Layer.provide(Layer.succeed(McpClient.McpClient, client))
+        )
+        const run = (calls: ReadonlyArray<Call>) =>
+          Effect.gen(function*() {
+            const offered = yield* Ref.make<ReadonlyArray<Offered>>([])
+            return yield* LanguageModel.generateText({ prompt: "go", toolkit: Calculator }).pipe(
+              Effect.provide(Layer.merge(scripted(calls, offered), remote))
+            )
+          })
+        const ok = yield* run([
+          { name: "add", params: { a: 1, b: 2 } },
+          { name: "divide", params: { a: 1, b: 4 } },
+          { name: "lookup", params: { key: "z" } },
+          { name: "lookup", params: { key: "a" } }
+        ])
+        const [sum, quarter, missing, found] = ok.toolResults
+        expect(sum?.result).toEqual({ sum: 3 })
+        expect(quarter?.result).toBe(0.25)
+        expect(missing?.isFailure).toBe(true)
+        expect(missing?.result).toBeInstanceOf(NotFound)
+        expect(missing?.result).toMatchObject({ key: "z" })
+        expect(found?.result).toBe("found a")
+        // divide's failureMode is "error": its typed failure fails the turn.
+        const failed = yield* Effect.flip(run([{ name: "divide", params: { a: 1, b: 0 } }]))
+        expect(failed).toBeInstanceOf(DivisionByZero)
+        expect(failed).toMatchObject({ message: "cannot divide by zero" })
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
 
 // ---------------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ const isEmptyStruct = (ast: SchemaAST.AST): boolean =>
 const isVoid = (ast: SchemaAST.AST): boolean => SchemaAST.isVoidKeyword(ast) || SchemaAST.isUndefinedKeyword(ast)
 
 /** `outputSchema` and whether a value is sent as `{value}` (structuredContent must be an object). */
-const outputOf = (
+export const outputOf = (
   success: SchemaAST.AST
 ): { readonly schema: JsonRpc.JsonObject; readonly wrap: boolean } | undefined => {
   if (isVoid(success)) return undefined
