@@ -98,6 +98,7 @@ const build = (
       (params: JsonRpc.JsonObject) => Effect.Effect<McpSchema.CallToolResult, McpSchema.CallToolResult>
     > = {}
     const kept: Array<McpSchema.Tool> = []
+    const { onProgress, timeout } = options
     for (const tool of listed) {
       if (options.filter !== undefined && !options.filter(tool)) continue
       const name = options.rename === undefined ? tool.name : options.rename(tool)
@@ -108,7 +109,6 @@ const build = (
       }
       kept.push(tool)
       tools.push(toAiTool(name, tool))
-      const { onProgress, timeout } = options
       handlers[name] = (params) =>
         client.callTool(tool.name, params, {
           ...(timeout === undefined ? {} : { timeout }),
