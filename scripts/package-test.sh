@@ -4,7 +4,8 @@
 # installs it with its peer dependencies into a fresh project outside this checkout and runs the
 # files of test/consumer/ there:
 #   (a) plain `node` (no loader): client.mjs spawns server.mjs over stdio and calls its tool;
-#       entrypoints.mjs imports every entry point and checks that internal/ is refused;
+#       entrypoints.mjs imports every entry point and checks that internal/ is refused, and that
+#       presa-mcp/AiToolkit alone needs the optional peer @effect/ai (not installed there);
 #   (b) `tsc --noEmit` of consumer.ts under NodeNext, bundler and node10 resolution (`strict`,
 #       `skipLibCheck: false`, `@types/node`, no DOM lib): no diagnostic in consumer.ts or in
 #       presa-mcp's declarations (scripts/tsc-consumer.mjs lists the peers' own DOM/ws ones);
