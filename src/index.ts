@@ -50,6 +50,8 @@ export * as Task from "./Task.js"
 export * as Telemetry from "./Telemetry.js"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.js"
+/** @since 0.2.0 */
+export * as ToolTransform from "./ToolTransform.js"
 /** @since 0.1.0 */
 export * as Transport from "./Transport.js"
 /** @since 0.1.0 */
