@@ -67,7 +67,9 @@ export type HiddenArgument<R = never> =
   | { readonly hide: true; readonly value: unknown }
   | {
     readonly hide: true
-    readonly compute: (ctx: RequestContextShape) => HandlerResult<unknown, Tool.ToolError | JsonRpc.McpError, R>
+    readonly compute: (
+      ctx: RequestContextShape
+    ) => Effect.Effect<unknown, Tool.ToolError | JsonRpc.McpError, R | RequestContext>
   }
 
 /**
@@ -320,7 +322,7 @@ const toOriginalArgs = <R>(
     }
     for (const [original, arg] of plan.hidden) {
       out[original] = "compute" in arg
-        ? yield* lift<unknown, Tool.ToolError | JsonRpc.McpError, R>(() => arg.compute(ctx))
+        ? yield* arg.compute(ctx)
         : arg.value
     }
     return out

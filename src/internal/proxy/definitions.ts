@@ -17,13 +17,14 @@ import * as Ref from "effect/Ref"
 import { InputRequired } from "../../Input.js"
 import type * as Input from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
+import * as JsonSchema from "../../JsonSchema.js"
 import * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as Prompt from "../../Prompt.js"
 import type { RequestContextShape } from "../../RequestContext.js"
 import type * as Resource from "../../Resource.js"
 import type * as Skill from "../../Skill.js"
-import type * as Tool from "../../Tool.js"
+import * as Tool from "../../Tool.js"
 import * as ToolTransform from "../../ToolTransform.js"
 import type { TransportError } from "../../Transport.js"
 import * as UriTemplate from "../../UriTemplate.js"
@@ -317,9 +318,23 @@ export const toolItem = (link: Link, tool: McpSchema.Tool): Effect.Effect<Option
       )
     }
   }
-  const def = transform === undefined ? served : ToolTransform.make(served, { ...transform, name })
+  const def = transform === undefined ? served : checked(ToolTransform.make(served, { ...transform, name }))
   return Effect.succeed(Option.some(item("tool", name, JSON.stringify(tool), { _tag: "tool", def })))
 }
+
+/**
+ * A transformed tool checks its caller's arguments against its own `inputSchema` (the proxy's
+ * server has `validate: false`, and the backend's errors would name the backend's arguments).
+ */
+const checked = (def: Tool.Tool): Tool.Tool => ({
+  ...def,
+  handler: (args, ctx) => {
+    const issues = JsonSchema.validate(def.inputSchema ?? {}, args)
+    return issues.length === 0
+      ? def.handler(args, ctx)
+      : Effect.fail(new Tool.ToolError({ message: JsonSchema.formatIssues("Invalid arguments", issues) }))
+  }
+})
 
 /** A backend prompt as `<prefix>_<name>`; completions go to the backend by its own name. */
 export const promptItem = (link: Link, prompt: McpSchema.Prompt): Effect.Effect<Option.Option<Item>> => {
