@@ -16,6 +16,8 @@ export * as Content from "./Content.js"
 export * as Errors from "./Errors.js"
 /** @since 0.1.0 */
 export * as Handler from "./Handler.js"
+/** @since 0.2.0 */
+export * as IdentityProvider from "./IdentityProvider.js"
 /** @since 0.1.0 */
 export * as JsonRpc from "./JsonRpc.js"
 /** @since 0.1.0 */
