@@ -12,6 +12,7 @@
  *
  * @since 0.2.0
  */
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Auth from "./Auth.js"
@@ -48,7 +49,7 @@ export interface Provider {
 export interface Common {
   readonly scopes?: ((claims: JsonRpc.JsonObject) => ReadonlyArray<string>) | undefined
   readonly algorithms?: ReadonlyArray<string> | undefined
-  readonly clockTolerance?: Auth.JwtOptions["clockTolerance"] | undefined
+  readonly clockTolerance?: Duration.DurationInput | undefined
 }
 
 /** `https://<host>` from a bare host, or the URL as given (without a trailing slash). */
@@ -330,7 +331,8 @@ export const oidc = (
       try: async (signal) => {
         const response = await fetch(url, { signal, headers: { accept: "application/json" } })
         if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`)
-        return (await response.json()) as unknown
+        const json: unknown = await response.json()
+        return json
       },
       catch: (e) => fail(e instanceof Error ? e.message : `${url} could not be read`)
     }).pipe(

@@ -6,7 +6,8 @@
  * 2. the official SDK v2 client (`@modelcontextprotocol/client`) over stdio (the fixture spawned as
  *    a child process) and over Streamable HTTP (127.0.0.1, port 0);
  * 3. the proxy, configured with a declarative `transform` in its `mcpServers` file, in front of the
- *    same fixture spawned over stdio (seen by our client and by the SDK v2 client over HTTP).
+ *    same fixture spawned over stdio (seen by our client and by the SDK v2 client over HTTP), and
+ *    in code (`transform` on a backend, with a computed hidden argument and a wrapper).
  *
  * Every transport runs the same checks: the listed `inputSchema` / `outputSchema` (hidden
  * arguments gone, renames applied to `properties` and `required`, defaults and narrowed schemas),
@@ -308,6 +309,30 @@ describe("ToolTransform in the proxy's mcpServers file", () => {
       }),
     60_000
   )
+
+  it.scoped("in code: a backend's transform with a computed hidden argument and a wrapper", () =>
+    Effect.gen(function*() {
+      const backend = yield* McpClient.connect(yield* InProcess.client(yield* fixtureServer))
+      const proxy = yield* McpProxy.make([{
+        prefix: "c",
+        client: backend,
+        include: ["search"],
+        transform: {
+          search: {
+            name: "ask",
+            arguments: { tenant: { hide: true, compute: (ctx) => Effect.succeed(`via-${ctx.clientInfo?.name}`) } },
+            around: ({ forward }) =>
+              Effect.map(forward(), (result) => ({ ...result, content: [{ type: "text", text: "wrapped" }] }))
+          }
+        }
+      }])
+      const front = yield* McpClient.connect(yield* InProcess.client(proxy), { name: "front" })
+      expect((yield* front.listAllTools).map((t) => t.name)).toEqual(["c_ask"])
+      const result = yield* front.callTool("c_ask", { q: "x", limit: 1 })
+      expect(text(result)).toBe("wrapped")
+      expect(get(result, "structuredContent")).toEqual({ received: { q: "x", tenant: "via-front", limit: 1 } })
+      refused(yield* front.callTool("c_ask", { q: "x", limit: 1, tenant: "t" }), ["/tenant"])
+    }))
 
   it("config errors name the field", () => {
     const entry = (transform: unknown) => ({ mcpServers: { b: { command: "x", transform } } })
