@@ -255,6 +255,22 @@ const renameNode = <R>(node: JsonRpc.JsonObject, plan: Plan<R>, root: boolean): 
 }
 
 /**
+ * A root that is only a `$ref` into its own `$defs` (what `Tool.make` derives from a `Schema.Class`
+ * or an identified Struct) with the definition inlined, so its properties can be renamed; `$defs`
+ * stay for the other references.
+ */
+const inlineRootRef = (schema: JsonRpc.JsonObject): JsonRpc.JsonObject => {
+  const ref = schema.$ref
+  if (typeof ref !== "string" || !ref.startsWith("#/$defs/") || JsonRpc.isObject(schema.properties)) return schema
+  const name = ref.slice("#/$defs/".length).replace(/~1/g, "/").replace(/~0/g, "~")
+  const defs = schema.$defs
+  const target = JsonRpc.isObject(defs) && Object.hasOwn(defs, name) ? defs[name] : undefined
+  if (!JsonRpc.isObject(target)) return schema
+  const { $ref: _ref, ...rest } = schema
+  return { ...rest, ...target }
+}
+
+/**
  * The `inputSchema` of a tool derived from one whose `inputSchema` is `schema` with `args`
  * (see {@link Argument}): hidden arguments gone from `properties`, `required` and
  * `dependentRequired`, renamed arguments renamed in all three (at the root and in its
@@ -267,7 +283,7 @@ const renameNode = <R>(node: JsonRpc.JsonObject, plan: Plan<R>, root: boolean): 
 export const inputSchema = <R>(
   schema: JsonRpc.JsonObject,
   args: Readonly<Record<string, Argument<R>>>
-): JsonRpc.JsonObject => renameNode(schema, planOf(args), true)
+): JsonRpc.JsonObject => renameNode(inlineRootRef(schema), planOf(args), true)
 
 // ---------------------------------------------------------------------------------------------
 // calls
@@ -421,7 +437,7 @@ export const make: {
   2,
   <R0, R>(tool: Tool.JsonTool<R0>, transform: Transform<R>): Tool.JsonTool<Exclude<R0 | R, RequestContext>> => {
     const plan = planOf(transform.arguments ?? {})
-    const derivedInput = renameNode(tool.inputSchema ?? { type: "object", properties: {} }, plan, true)
+    const derivedInput = renameNode(inlineRootRef(tool.inputSchema ?? { type: "object", properties: {} }), plan, true)
     const outputSchema = transform.outputSchema === null ? undefined : transform.outputSchema ?? tool.outputSchema
     const { handler: _handler, inputSchema: _input, outputSchema: _output, ...common } = tool
     const forwardRaw = (args: JsonRpc.JsonObject, ctx: RequestContextShape) =>

@@ -22,6 +22,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { expectTypeOf } from "vitest"
@@ -180,6 +181,33 @@ describe("ToolTransform.inputSchema", () => {
     })
     expect(schema).toEqual(copy)
   })
+})
+
+describe("ToolTransform of a Schema.Class tool (root $ref into $defs)", () => {
+  it.scoped("the definition is inlined, renamed and hidden; calls decode into the class", () =>
+    Effect.gen(function*() {
+      class Args extends Schema.Class<Args>("Args")({ q: Schema.String, tenant: Schema.String }) {}
+      const original = Tool.make({
+        name: "classy",
+        parameters: Args,
+        handler: (args) => ({ isArgs: args instanceof Args, q: args.q, tenant: args.tenant })
+      })
+      const derived = ToolTransform.make(original, {
+        name: "classy2",
+        arguments: { q: { name: "query" }, tenant: { hide: true, value: "t1" } }
+      })
+      expect(get(derived.inputSchema, "properties")).toEqual({ query: { type: "string" } })
+      expect(get(derived.inputSchema, "required")).toEqual(["query"])
+      expect(get(derived.inputSchema, "$ref")).toBeUndefined()
+      const server = yield* Part.server({ name: "classy", version: "0.0.0" }, [{ tools: [derived] }])
+      const client = yield* McpClient.connect(yield* InProcess.client(server))
+      expect(get(yield* client.callTool("classy2", { query: "x" }), "structuredContent")).toEqual({
+        isArgs: true,
+        q: "x",
+        tenant: "t1"
+      })
+      refused(yield* client.callTool("classy2", { q: "x" }), ["query"])
+    }))
 })
 
 describe("ToolTransform in a Part and a server Layer", () => {
