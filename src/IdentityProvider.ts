@@ -21,7 +21,8 @@ import * as JsonRpc from "./JsonRpc.js"
 
 /**
  * A configured provider: `name` (`"auth0"`, `"clerk"`, …), `issuer` (the token's `iss`, published
- * as the authorization server in the Protected Resource Metadata), `jwksUrl` (its signing keys,
+ * as the authorization server in the Protected Resource Metadata; the first one where several are
+ * accepted: Google's two forms, several Entra tenants), `jwksUrl` (its signing keys,
  * fetched and cached by `jose`), `audience` (the `aud` required; `undefined` only for Clerk with
  * `authorizedParties`) and `verifier` (for `Auth.ResourceServer`).
  *
