@@ -15,9 +15,10 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as jose from "jose"
+import * as Jwt from "./internal/auth/jwt.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type { AuthInfo } from "./RequestContext.js"
 
@@ -157,63 +158,20 @@ export interface JwtOptions {
   readonly scopeClaim?: string
 }
 
-const scopesOf = (payload: jose.JWTPayload, claim: string): ReadonlyArray<string> => {
-  const value = (Object.hasOwn(payload, claim) ? payload[claim] : undefined) ?? payload.scp
-  if (typeof value === "string") return value.split(" ").filter((s) => s.length > 0)
-  if (Array.isArray(value)) return value.filter((s): s is string => typeof s === "string")
-  return []
-}
-
 /**
  * A JWT verifier built on `jose`: checks the signature (allowed algorithms only), `iss`, `aud`
  * (the resource), `exp`/`nbf` with bounded clock skew. The caller's `subject` is `sub`, `scopes`
  * come from `scope`/`scp`, `claims` is the payload. Any failure is `InvalidToken` "invalid".
+ * For a known identity provider's token shape, see the `IdentityProvider` presets.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const jwtVerifier = (options: JwtOptions): Verifier => {
-  const algorithms = [...(options.algorithms ?? ["RS256", "ES256", "EdDSA"])].filter((a) => a !== "none")
-  const jwksUrl = options.jwksUrl === undefined ? undefined : new URL(options.jwksUrl)
-  // `jose` (46 modules) is loaded on the first verification, not when the library is imported.
-  let loaded: Promise<{ readonly jose: typeof jose; readonly remote: jose.JWTVerifyGetKey | undefined }> | undefined
-  const load = () =>
-    loaded ??= import("jose").then((jose) => ({
-      jose,
-      remote: jwksUrl === undefined ? undefined : jose.createRemoteJWKSet(jwksUrl)
-    }))
-  const verifyOptions: jose.JWTVerifyOptions = {
-    issuer: typeof options.issuer === "string" ? options.issuer : [...options.issuer],
-    audience: options.audience,
-    algorithms,
-    clockTolerance: Math.floor(Duration.toSeconds(Duration.decode(options.clockTolerance ?? "30 seconds")))
-  }
-  const tryKeys = async (token: string): Promise<jose.JWTVerifyResult> => {
-    const { jose, remote } = await load()
-    if (remote !== undefined) return jose.jwtVerify(token, remote, verifyOptions)
-    let last: unknown = new Error("no verification key configured")
-    for (const key of options.keys ?? []) {
-      try {
-        return await jose.jwtVerify(token, key, verifyOptions)
-      } catch (e) {
-        last = e
-      }
+export const jwtVerifier = (options: JwtOptions): Verifier =>
+  Jwt.make({
+    ...options,
+    scopes: (claims) => {
+      const claim = options.scopeClaim ?? "scope"
+      return Jwt.scopeList((Object.hasOwn(claims, claim) ? claims[claim] : undefined) ?? claims.scp)
     }
-    throw last
-  }
-  return (token) =>
-    Effect.tryPromise({
-      try: () => tryKeys(token),
-      catch: (e) => new InvalidToken({ reason: "invalid", message: e instanceof Error ? e.message : "invalid token" })
-    }).pipe(
-      Effect.flatMap(({ payload }) =>
-        typeof payload.sub === "string"
-          ? Effect.succeed({
-            subject: payload.sub,
-            scopes: scopesOf(payload, options.scopeClaim ?? "scope"),
-            claims: { ...payload }
-          })
-          : Effect.fail(new InvalidToken({ reason: "invalid", message: "the token has no subject" }))
-      )
-    )
-}
+  }, (message) => new InvalidToken({ reason: "invalid", message }))

@@ -100,6 +100,7 @@ import * as internal from "./internal/proxy/make.js"
 import * as internalReconnect from "./internal/proxy/reconnect.js"
 import type * as McpClient from "./McpClient.js"
 import type * as McpServer from "./McpServer.js"
+import type * as ToolTransform from "./ToolTransform.js"
 
 /**
  * Which of a backend's tools the proxy serves, and under which names (every field optional):
@@ -109,6 +110,9 @@ import type * as McpServer from "./McpServer.js"
  * - `rename`: the served name by the backend's name; the prefix is added to the new name
  *   (`{ "read_file": "read" }` with prefix `fs` serves `fs_read`); calls go to the backend under
  *   its own name.
+ * - `transform`: a `ToolTransform.Transform` by the backend's tool name (since 0.2.0): its
+ *   `name` (prefixed like `rename`'s; give one or the other), description, arguments renamed,
+ *   hidden behind a value the proxy sends, defaults, a wrapper (docs/tool-transform.md).
  *
  * @since 0.2.0
  * @category models
@@ -117,6 +121,7 @@ export interface ToolPolicy {
   readonly include?: ReadonlyArray<string> | undefined
   readonly exclude?: ReadonlyArray<string> | undefined
   readonly rename?: Readonly<Record<string, string>> | undefined
+  readonly transform?: Readonly<Record<string, ToolTransform.Transform>> | undefined
 }
 
 /**
@@ -459,6 +464,10 @@ export type ServerEntry = internalConfig.ServerEntry
  * - `prefix`: its tools and prompts are served as `<prefix>_<name>`; default the entry's name
  *   (which must then be 1 or more of `A-Z a-z 0-9 _ . -`); unique among enabled entries;
  * - `include`, `exclude`, `rename`: see {@link ToolPolicy};
+ * - `transform`: per backend tool (by its name) `name`, `title`, `description` and `arguments`
+ *   (by the backend's argument names): `{ "name": "<caller's name>", "description": "…",
+ *   "default": <JSON> }`, or `{ "hide": true, "value": <JSON> }` (the caller does not see it; the
+ *   proxy sends `value`); see `ToolTransform` and docs/tool-transform.md;
  * - `retry`: see {@link Retry};
  * - `disabled`: `true` leaves the entry out.
  *

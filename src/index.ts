@@ -18,6 +18,8 @@ export * as Content from "./Content.js"
 export * as Errors from "./Errors.js"
 /** @since 0.1.0 */
 export * as Handler from "./Handler.js"
+/** @since 0.2.0 */
+export * as IdentityProvider from "./IdentityProvider.js"
 /** @since 0.1.0 */
 export * as JsonRpc from "./JsonRpc.js"
 /** @since 0.1.0 */
@@ -52,6 +54,8 @@ export * as Task from "./Task.js"
 export * as Telemetry from "./Telemetry.js"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.js"
+/** @since 0.2.0 */
+export * as ToolTransform from "./ToolTransform.js"
 /** @since 0.1.0 */
 export * as Transport from "./Transport.js"
 /** @since 0.1.0 */

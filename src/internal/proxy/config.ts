@@ -17,6 +17,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpClient from "../../McpClient.js"
 import type * as McpServer from "../../McpServer.js"
 import type * as OAuth from "../../OAuth.js"
+import type * as ToolTransform from "../../ToolTransform.js"
 import * as Transport from "../../Transport.js"
 import { redactUrl } from "../redact.js"
 import { ConfigError, type ProxyError } from "./error.js"
@@ -51,11 +52,53 @@ export const Retry = Schema.Struct({
   )
 })
 
+/**
+ * One argument of a `transform` (by the backend's argument name): visible (`name`, `description`,
+ * `default`, `schema`, `required`) or hidden (`"hide": true` with the `value` the proxy sends).
+ */
+export const TransformArgument = Schema.Struct({
+  name: Schema.optional(Schema.String.pipe(Schema.minLength(1, { message: () => "expected a non-empty name" }))),
+  description: Schema.optional(Schema.String),
+  default: Schema.optional(Schema.Unknown),
+  schema: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  required: Schema.optional(Schema.Boolean),
+  hide: Schema.optional(Schema.Boolean),
+  value: Schema.optional(Schema.Unknown)
+}).pipe(Schema.filter((a) => {
+  if (a.hide === true) {
+    if (!("value" in a)) return "a hidden argument needs the `value` the proxy sends for it"
+    const extra = ["name", "description", "default", "schema", "required"].filter((k) => k in a)
+    return extra.length === 0 || `a hidden argument takes only \`value\` (remove ${extra.join(", ")})`
+  }
+  return !("value" in a) || "`value` is for a hidden argument: add \"hide\": true, or give a `default`"
+}))
+
+/** A tool's `transform` (see `McpProxy.Config`). */
+export const TransformEntry = Schema.Struct({
+  name: Schema.optional(ToolName),
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  arguments: Schema.optional(Schema.Record({ key: Schema.String, value: TransformArgument }))
+})
+
+/** A decoded `transform` entry as the `ToolTransform.Transform` it means. */
+const toTransform = (entry: typeof TransformEntry.Type): ToolTransform.Transform => {
+  const { arguments: args, ...rest } = entry
+  if (args === undefined) return rest
+  const out: Record<string, ToolTransform.Argument> = {}
+  for (const [k, a] of Object.entries(args)) {
+    const { hide, value, ...visible } = a
+    out[k] = hide === true ? { hide: true, value } : visible
+  }
+  return { ...rest, arguments: out }
+}
+
 const common = {
   prefix: Schema.optional(Prefix),
   include: Schema.optional(Schema.Array(ToolName)),
   exclude: Schema.optional(Schema.Array(ToolName)),
   rename: Schema.optional(Schema.Record({ key: Schema.String, value: ToolName })),
+  transform: Schema.optional(Schema.Record({ key: Schema.String, value: TransformEntry })),
   retry: Schema.optional(Retry),
   disabled: Schema.optional(Schema.Boolean)
 }
@@ -168,6 +211,14 @@ export const decode = (u: unknown, file?: string): Either.Either<Config, ConfigE
         ? yield* decodeWith(HttpServer, file, at)(entry)
         : yield* Either.left(invalid(file, at, "needs `command` (a stdio server) or `url` (a Streamable HTTP server)"))
       out[name] = decoded
+      const both = Object.keys(decoded.transform ?? {}).find((tool) =>
+        decoded.transform?.[tool]?.name !== undefined && Object.hasOwn(decoded.rename ?? {}, tool)
+      )
+      if (both !== undefined) {
+        return yield* Either.left(
+          invalid(file, [...at, "transform", both, "name"], "the tool is also in `rename`: give its new name once")
+        )
+      }
       if (decoded.disabled === true) continue
       const prefix = decoded.prefix ?? name
       if (decoded.prefix === undefined && !PREFIX.test(name)) {
@@ -322,6 +373,9 @@ export const connectors = (config: Config, options: FromConfigOptions = {}): Rea
       include: entry.include,
       exclude: entry.exclude,
       rename: entry.rename,
+      transform: entry.transform === undefined
+        ? undefined
+        : Object.fromEntries(Object.entries(entry.transform).map(([k, t]) => [k, toTransform(t)])),
       retry: retrySchedule(entry.retry),
       connect: "command" in entry ? connectStdio(entry, prefix, options) : connectHttp(name, entry, options)
     }]

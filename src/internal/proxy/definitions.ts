@@ -17,13 +17,15 @@ import * as Ref from "effect/Ref"
 import { InputRequired } from "../../Input.js"
 import type * as Input from "../../Input.js"
 import * as JsonRpc from "../../JsonRpc.js"
+import * as JsonSchema from "../../JsonSchema.js"
 import * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as Prompt from "../../Prompt.js"
 import type { RequestContextShape } from "../../RequestContext.js"
 import type * as Resource from "../../Resource.js"
 import type * as Skill from "../../Skill.js"
-import type * as Tool from "../../Tool.js"
+import * as Tool from "../../Tool.js"
+import * as ToolTransform from "../../ToolTransform.js"
 import type { TransportError } from "../../Transport.js"
 import * as UriTemplate from "../../UriTemplate.js"
 import type { Kind } from "./error.js"
@@ -47,6 +49,7 @@ export interface Link {
     readonly include?: ReadonlyArray<string> | undefined
     readonly exclude?: ReadonlyArray<string> | undefined
     readonly rename?: Readonly<Record<string, string>> | undefined
+    readonly transform?: Readonly<Record<string, ToolTransform.Transform>> | undefined
   }
   /** The proxied calls in flight to this backend (for questions that arrive outside any call). */
   readonly callers: Ref.Ref<ReadonlyArray<ProxyInput.Caller>>
@@ -279,8 +282,9 @@ const isServed = (link: Link, name: string): boolean =>
   !(link.tools.exclude ?? []).includes(name)
 
 /**
- * A backend tool as `<prefix>_<name>` (`name` after the link's `rename`); its schemas,
- * annotations and description unchanged.
+ * A backend tool as `<prefix>_<name>` (`name` after the link's `rename`, or its `transform`'s
+ * name); its schemas, annotations and description unchanged unless the link's `transform` for it
+ * derives a tool (`ToolTransform.make`).
  */
 export const toolItem = (link: Link, tool: McpSchema.Tool): Effect.Effect<Option.Option<Item>> => {
   if (tool.name.length === 0) return skipped(link, "a tool", "its name is empty")
@@ -290,8 +294,11 @@ export const toolItem = (link: Link, tool: McpSchema.Tool): Effect.Effect<Option
   const renamed = link.tools.rename !== undefined && Object.hasOwn(link.tools.rename, tool.name)
     ? link.tools.rename[tool.name]
     : undefined
-  const name = `${link.prefix}_${renamed ?? tool.name}`
-  const def: Tool.Tool = {
+  const transform = link.tools.transform !== undefined && Object.hasOwn(link.tools.transform, tool.name)
+    ? link.tools.transform[tool.name]
+    : undefined
+  const name = `${link.prefix}_${transform?.name ?? renamed ?? tool.name}`
+  const served: Tool.Tool = {
     name,
     ...opt("title", tool.title),
     ...opt("description", tool.description),
@@ -311,8 +318,23 @@ export const toolItem = (link: Link, tool: McpSchema.Tool): Effect.Effect<Option
       )
     }
   }
+  const def = transform === undefined ? served : checked(ToolTransform.make(served, { ...transform, name }))
   return Effect.succeed(Option.some(item("tool", name, JSON.stringify(tool), { _tag: "tool", def })))
 }
+
+/**
+ * A transformed tool checks its caller's arguments against its own `inputSchema` (the proxy's
+ * server has `validate: false`, and the backend's errors would name the backend's arguments).
+ */
+const checked = (def: Tool.Tool): Tool.Tool => ({
+  ...def,
+  handler: (args, ctx) => {
+    const issues = JsonSchema.validate(def.inputSchema ?? {}, args)
+    return issues.length === 0
+      ? def.handler(args, ctx)
+      : Effect.fail(new Tool.ToolError({ message: JsonSchema.formatIssues("Invalid arguments", issues) }))
+  }
+})
 
 /** A backend prompt as `<prefix>_<name>`; completions go to the backend by its own name. */
 export const promptItem = (link: Link, prompt: McpSchema.Prompt): Effect.Effect<Option.Option<Item>> => {

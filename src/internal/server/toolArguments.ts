@@ -70,6 +70,15 @@ export const registerWrapped = (
   schemaTools.set(handler, { ...schema, run: (value, ctx) => around(() => schema.run(value, ctx)) })
 }
 
+/**
+ * The decode and the rest of a `Tool.make` handler (`undefined` for any other handler), for a
+ * derived tool that calls it (`ToolTransform`).
+ */
+export const lookup = (handler: object): {
+  readonly decode: (args: JsonRpc.JsonObject) => Either.Either<unknown, unknown>
+  readonly run: (value: unknown, ctx: RequestContextShape) => HandlerOutput
+} | undefined => schemaTools.get(handler)
+
 const NONE: Check = () => undefined
 
 /** The check of a tool's arguments for a server's validator (`undefined`: `validate: false`). */

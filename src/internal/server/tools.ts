@@ -234,7 +234,8 @@ const decodeBlocks = Schema.decodeUnknownOption(Schema.Array(McpSchema.ContentBl
 const toBlocks = (u: ReadonlyArray<unknown>): ReadonlyArray<McpSchema.ContentBlock> =>
   Option.getOrElse(decodeBlocks(u), () => [Content.text(JSON.stringify(u))])
 
-const toCallToolResult = (out: Tool.ToolReturn): McpSchema.CallToolResult => {
+/** A handler's value as the `CallToolResult` it answers (also for `ToolTransform`'s `forward`). */
+export const toCallToolResult = (out: Tool.ToolReturn): McpSchema.CallToolResult => {
   if (out === undefined || out === null) return { content: [] }
   if (typeof out === "string") return { content: [Content.text(out)] }
   if (out instanceof Content.Blocks) return { content: out.blocks }
