@@ -214,20 +214,19 @@ const rounds = <A>(
   done: (result: JsonRpc.JsonObject, usedInput: boolean) => Effect.Effect<A, CallError>
 ): Effect.Effect<A, CallError> => {
   const deadline = callOptions.timeout === undefined ? state.timeout : Duration.decode(callOptions.timeout)
-  const exchangeWith =
-    (retry: JsonRpc.JsonObject | undefined) =>
-    (
-      onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined,
-      bound: Duration.Duration
-    ) =>
-      exchange(
-        state,
-        state.counters.nextId++,
-        method,
-        retry,
-        { onNotification, onRequest: callOptions.onRequest },
-        bound
-      )
+  const exchangeWith = (retry: JsonRpc.JsonObject | undefined) =>
+  (
+    onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined,
+    bound: Duration.Duration
+  ) =>
+    exchange(
+      state,
+      state.counters.nextId++,
+      method,
+      retry,
+      { onNotification, onRequest: callOptions.onRequest },
+      bound
+    )
   // a tools/call that carries a progress token: progress extends its deadline, up to the cap
   const extended = token !== undefined && method === McpSchema.Method.toolsCall &&
     (callOptions.resetTimeoutOnProgress ?? state.resetTimeoutOnProgress)

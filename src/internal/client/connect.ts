@@ -307,7 +307,8 @@ const knownModern = (setup: Setup, verdict: EraVerdict): Info | undefined => {
 const establish = (setup: Setup): Effect.Effect<Info, CallError> =>
   Effect.gen(function*() {
     const { era, eraCache } = setup.options
-    const known = era ?? (eraCache === undefined ? undefined : Option.getOrUndefined(yield* eraCache.cache.get(eraCache.key)))
+    const known = era ??
+      (eraCache === undefined ? undefined : Option.getOrUndefined(yield* eraCache.cache.get(eraCache.key)))
     if (known !== undefined) {
       const modernInfo = known.era === "modern" ? knownModern(setup, known) : undefined
       if (modernInfo !== undefined) return modernInfo

@@ -58,7 +58,10 @@ export const check = (
       return issues.length === 0 ? Effect.succeed(result) : Effect.fail(
         new ClientError({
           reason: "InvalidResult",
-          message: JsonSchema.formatIssues(`tools/call ${name}: structuredContent does not match the outputSchema`, issues),
+          message: JsonSchema.formatIssues(
+            `tools/call ${name}: structuredContent does not match the outputSchema`,
+            issues
+          ),
           cause: issues
         })
       )
