@@ -28,7 +28,11 @@ describe("runnable guide examples", () => {
     for (const block of blocks) {
       it(`docs/${guide}: ${block.path} is the guide's block`, () => {
         const file = Fs.readFileSync(Path.join(ROOT, block.path), "utf8")
-        assert.strictEqual(block.code, file, `${block.path} differs from its block in docs/${guide}: copy one onto the other`)
+        assert.strictEqual(
+          block.code,
+          file,
+          `${block.path} differs from its block in docs/${guide}: copy one onto the other`
+        )
       })
     }
   }
