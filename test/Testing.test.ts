@@ -60,7 +60,23 @@ const work = Tool.fromJsonSchema({
     })
 })
 
-const SERVER = { name: "calc", version: "1.0.0", logging: true, listChanged: true, tools: [add, divide, greet, work] }
+const consult = Tool.fromJsonSchema({
+  name: "consult",
+  handler: () =>
+    Effect.gen(function*() {
+      const model = yield* Input.sample([{ role: "user", content: { type: "text", text: "2+2?" } }], { maxTokens: 5 })
+      const roots = yield* Input.roots()
+      return `${model.model} says ${JSON.stringify(model.content)} in ${roots.roots.map((r) => r.uri).join(",")}`
+    })
+})
+
+const SERVER = {
+  name: "calc",
+  version: "1.0.0",
+  logging: true,
+  listChanged: true,
+  tools: [add, divide, greet, work, consult]
+}
 
 for (const era of ["modern", "legacy"] as const) {
   describe(`Testing (${era})`, () => {
@@ -119,6 +135,25 @@ for (const era of ["modern", "legacy"] as const) {
           { action: "accept", content: { name: "Grace" } },
           { action: "accept", content: { name: "Linus" } }
         ]
+      }))))
+
+    it.effect("scripted sampling and roots", () =>
+      Effect.gen(function*() {
+        const test = yield* Testing.TestClient
+        const result = yield* test.client.callTool("consult", {}).pipe(Effect.flatMap(Testing.expectSuccess))
+        assert.strictEqual(Content.textOf(result), "stub-model says {\"type\":\"text\",\"text\":\"4\"} in file:///work")
+        const asked = yield* test.asked
+        assert.deepStrictEqual(asked.map((a) => a.method), ["sampling/createMessage", "roots/list"])
+        assert.strictEqual(asked[0]?.params.maxTokens, 5)
+      }).pipe(Effect.provide(Testing.layer(SERVER, {
+        era,
+        sample: () =>
+          Effect.succeed({
+            role: "assistant" as const,
+            content: { type: "text" as const, text: "4" },
+            model: "stub-model"
+          }),
+        roots: [{ uri: "file:///work", name: "work" }]
       }))))
 
     it.effect("records a call's progress and log messages, and list changes", () =>
@@ -229,6 +264,26 @@ describe("Testing and the TestClock", () => {
       const e = yield* Effect.flip(Fiber.join(fiber))
       assert.strictEqual(e._tag === "ClientError" ? e.reason : e._tag, "Timeout")
     }))
+})
+
+describe("Testing and the TestClock: the client cache", () => {
+  it.effect("a cached result lives for its ttlMs on the TestClock", () =>
+    Effect.gen(function*() {
+      const counted = Tool.fromJsonSchema({ name: "counted", handler: () => "x" })
+      const test = yield* Testing.TestClient
+      const list = Effect.flatMap(McpClient.McpClient, (client) => client.listTools())
+      yield* list
+      // a change while cached (no listen open to drop the entry): the cached page still answers until its ttl passes on the TestClock
+      yield* test.server.addTool(counted)
+      assert.deepStrictEqual((yield* list).tools.map((t) => t.name), ["add"])
+      yield* TestClock.adjust("59 seconds")
+      assert.deepStrictEqual((yield* list).tools.map((t) => t.name), ["add"])
+      yield* TestClock.adjust("2 seconds")
+      assert.deepStrictEqual((yield* list).tools.map((t) => t.name).sort(), ["add", "counted"])
+    }).pipe(Effect.provide(Testing.layer({ name: "t", version: "1", tools: [add], cache: { ttlMs: 60_000 } }, {
+      listen: false,
+      client: { cache: true }
+    }))))
 })
 
 describe("Testing.listing", () => {
