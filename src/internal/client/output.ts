@@ -7,8 +7,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as JsonSchema from "../../JsonSchema.js"
 import type * as McpSchema from "../../McpSchema.js"
 import { ClientError } from "./error.js"
@@ -19,8 +19,8 @@ export const remember = (
   state: State,
   page: typeof McpSchema.ListToolsResult.Type
 ): Effect.Effect<typeof McpSchema.ListToolsResult.Type> =>
-  Effect.as(
-    Ref.update(state.outputSchemas, (schemas) => {
+  Effect.sync(() => {
+    MutableRef.update(state.outputSchemas, (schemas) => {
       let next = schemas
       for (const tool of page.tools) {
         next = tool.outputSchema === undefined
@@ -28,9 +28,9 @@ export const remember = (
           : HashMap.set(next, tool.name, tool.outputSchema)
       }
       return next
-    }),
-    page
-  )
+    })
+    return page
+  })
 
 /**
  * `result` when it is an error result, when tool `name` has no known `outputSchema`, or when its
@@ -40,29 +40,25 @@ export const check = (
   state: State,
   name: string,
   result: McpSchema.CallToolResult
-): Effect.Effect<McpSchema.CallToolResult, ClientError> =>
-  result.isError === true
-    ? Effect.succeed(result)
-    : Effect.flatMap(Ref.get(state.outputSchemas), (schemas) => {
-      const schema = HashMap.get(schemas, name)
-      if (Option.isNone(schema)) return Effect.succeed(result)
-      if (result.structuredContent === undefined) {
-        return Effect.fail(
-          new ClientError({
-            reason: "InvalidResult",
-            message: `tools/call ${name}: the tool declares an outputSchema but the result has no structuredContent`
-          })
-        )
-      }
-      const issues = state.validator(schema.value, result.structuredContent)
-      return issues.length === 0 ? Effect.succeed(result) : Effect.fail(
-        new ClientError({
-          reason: "InvalidResult",
-          message: JsonSchema.formatIssues(
-            `tools/call ${name}: structuredContent does not match the outputSchema`,
-            issues
-          ),
-          cause: issues
-        })
-      )
+): Effect.Effect<McpSchema.CallToolResult, ClientError> => {
+  if (result.isError === true) return Effect.succeed(result)
+  // read synchronously: no Effect step on the call path
+  const schema = HashMap.get(MutableRef.get(state.outputSchemas), name)
+  if (Option.isNone(schema)) return Effect.succeed(result)
+  if (result.structuredContent === undefined) {
+    return Effect.fail(
+      new ClientError({
+        reason: "InvalidResult",
+        message: `tools/call ${name}: the tool declares an outputSchema but the result has no structuredContent`
+      })
+    )
+  }
+  const issues = state.validator(schema.value, result.structuredContent)
+  return issues.length === 0 ? Effect.succeed(result) : Effect.fail(
+    new ClientError({
+      reason: "InvalidResult",
+      message: JsonSchema.formatIssues(`tools/call ${name}: structuredContent does not match the outputSchema`, issues),
+      cause: issues
     })
+  )
+}

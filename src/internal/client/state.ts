@@ -9,6 +9,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
+import * as MutableRef from "effect/MutableRef"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as JsonRpc from "../../JsonRpc.js"
@@ -77,7 +78,7 @@ export interface State extends Setup {
   /** Serializes the counting in `subscribedUris` with the (un)subscribe requests it triggers. */
   readonly uriLock: Effect.Semaphore
   /** The `outputSchema` of each tool by name, as the last `tools/list` listed it (`output.ts`). */
-  readonly outputSchemas: Ref.Ref<HashMap.HashMap<string, JsonRpc.JsonObject>>
+  readonly outputSchemas: MutableRef.MutableRef<HashMap.HashMap<string, JsonRpc.JsonObject>>
   /** `Options.validator`, default `JsonSchema.validate`. */
   readonly validator: JsonSchema.Validator
 }
@@ -154,7 +155,7 @@ export const makeState = (
       ),
       subscribedUris: yield* Ref.make(HashMap.empty<string, number>()),
       uriLock: yield* Effect.makeSemaphore(1),
-      outputSchemas: yield* Ref.make(HashMap.empty<string, JsonRpc.JsonObject>()),
+      outputSchemas: MutableRef.make(HashMap.empty<string, JsonRpc.JsonObject>()),
       validator: setup.options.validator ?? JsonSchema.validate
     }
   })
