@@ -10,7 +10,8 @@
  *   (counted at a scripted server), modern and legacy; a verdict up front sends none either;
  * - a tool whose `outputSchema` declares draft-07 (`$schema`) is validated, not refused: a raw
  *   server's matching result passes, a mismatching one fails with `ClientError` "InvalidResult"
- *   (built-in validator: the top level; `JsonSchemaFull`: through `definitions` / `$ref`).
+ *   (built-in validator: the top level; `JsonSchemaFull`: through `definitions` / `$ref`); the
+ *   official SDK v1 server (spawned, HTTP) lists zod's draft-07 schema and its result passes.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -20,6 +21,7 @@ import { Content, JsonRpc, McpClient, McpServer, Tool } from "presa-mcp"
 import * as JsonSchemaFull from "../src/JsonSchemaFull.js"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
 import { type Canned, type Recorded, recorder } from "./fixtures/http-raw.js"
+import { spawnSdkServer } from "./fixtures/interop-http.js"
 
 const WAIT: Duration.DurationInput = "20 seconds"
 const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Error, R> =>
@@ -292,6 +294,24 @@ describe("McpClient outputSchema in draft-07 (raw server over Streamable HTTP)",
         yield* loose.listAllTools
         const passed = yield* loose.callTool("sum", { answer: { total: 3, at: { x: "one" } } })
         assert.deepStrictEqual(passed.structuredContent, { total: 3, at: { x: "one" } })
+      }).pipe(Effect.scoped)
+    ))
+})
+
+describe("McpClient outputSchema of an official SDK v1 server (zod → draft-07)", () => {
+  it.live("the v1 server's draft-07 outputSchema is listed and its results validated, built-in and full", () =>
+    bounded(
+      Effect.gen(function*() {
+        const url = yield* spawnSdkServer("v1")
+        for (const validator of [undefined, JsonSchemaFull.validate]) {
+          const client = yield* connectHttp(url, validator === undefined ? {} : { validator })
+          assert.strictEqual(client.info.era, "legacy")
+          const tools = yield* client.listAllTools
+          const add = tools.find((t) => t.name === "add")
+          assert.strictEqual(add?.outputSchema?.$schema, "http://json-schema.org/draft-07/schema#")
+          const result = yield* client.callTool("add", { a: 2, b: 3 })
+          assert.deepStrictEqual(result.structuredContent, { sum: 5 })
+        }
       }).pipe(Effect.scoped)
     ))
 })
