@@ -102,17 +102,18 @@ const scripted = <A>(
 /** The client's input handlers from the scripts (none given: no handler, no capability). */
 const handlersOf = (options: Options, asked: Ref.Ref<ReadonlyArray<Asked>>): McpClient.InputHandlers => {
   const { elicit, roots, sample } = options
-  const rootsScript = roots
   return {
-    ...(elicit === undefined ? {} : { onElicit: scripted<Input.ElicitResult>("elicitation/create", elicit, asked) }),
+    ...(elicit === undefined
+      ? {}
+      : { onElicit: scripted<Input.ElicitResult>(McpSchema.ClientMethod.elicitationCreate, elicit, asked) }),
     ...(sample === undefined
       ? {}
-      : { onSample: scripted<Input.CreateMessageResult>("sampling/createMessage", sample, asked) }),
-    ...(rootsScript === undefined ? {} : {
+      : { onSample: scripted<Input.CreateMessageResult>(McpSchema.ClientMethod.samplingCreateMessage, sample, asked) }),
+    ...(roots === undefined ? {} : {
       onRoots: () =>
         Effect.as(
-          Ref.update(asked, (all) => [...all, { method: "roots/list", params: {} }]),
-          { roots: rootsScript }
+          Ref.update(asked, (all) => [...all, { method: McpSchema.ClientMethod.rootsList, params: {} }]),
+          { roots }
         )
     })
   }
