@@ -20,14 +20,17 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Input from "./Input.js"
 import * as internal from "./internal/client/connect.js"
+import * as internalEra from "./internal/client/eraCache.js"
 import * as internalError from "./internal/client/error.js"
 import * as internalListen from "./internal/client/listen.js"
 import * as JsonRpc from "./JsonRpc.js"
+import type * as JsonSchema from "./JsonSchema.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as Skill from "./Skill.js"
 import type * as Task from "./Task.js"
@@ -201,7 +204,87 @@ export interface Options extends InputHandlers {
    * the stream fails with the last error.
    */
   readonly relisten?: Schedule.Schedule<unknown, CallError>
+  /**
+   * Let progress extend a `tools/call`'s deadline (MCP 2026-07-28, Progress › Timeouts): for a call
+   * that carries a progress token (`CallOptions.onProgress`, or a `_meta.progressToken` of its own),
+   * `requestTimeout` (or `CallOptions.timeout`) bounds the time *between* progress notifications
+   * instead of the whole call, and `maxTotalTimeout` bounds the whole call. On either expiry the
+   * request is cancelled on the wire and the call fails with `ClientError` "Timeout". Each MRTR
+   * round on its own. Default `true`; `false` makes `requestTimeout` an absolute bound again. Other
+   * methods are never extended. (Since 0.3.0.)
+   */
+  readonly resetTimeoutOnProgress?: boolean
+  /**
+   * The absolute cap of a progress-extended `tools/call` (see `resetTimeoutOnProgress`).
+   * `DurationInput`, default 10 minutes (600,000 ms); `Duration.infinity` removes it. A cap
+   * shorter than the deadline is the deadline. (Since 0.3.0.)
+   */
+  readonly maxTotalTimeout?: Duration.DurationInput
+  /**
+   * The server's era, known up front: the client skips the `server/discover` probe. `{era:
+   * "legacy"}` goes straight to the `initialize` handshake; `{era: "modern"}` speaks the newest
+   * modern version allowed at once, with the `info` given (as an earlier `server/discover` gave it:
+   * capabilities, server info) or else none (no capabilities known: `tasks` and `skillsSupported`
+   * read false). For a gateway worker that connects to a server whose era is known without a
+   * probe. Wins over `eraCache`. Default: detect. (Since 0.3.0.)
+   */
+  readonly era?: EraVerdict
+  /**
+   * Remember the era each server answered in a cache shared across clients (`makeEraCache`, or
+   * one of your own), under `key` (the server's URL, or any name of it): a hit connects without a
+   * probe, as `era` does; a miss detects and stores what it found (a modern server's `Info`, or
+   * legacy: an error other than a modern one, or no `server/discover` answer within
+   * `probeTimeout`). A failed connection stores nothing. Default: none. (Since 0.3.0.)
+   */
+  readonly eraCache?: { readonly cache: EraCache; readonly key: string }
+  /**
+   * Checks a tool's `structuredContent` against the `outputSchema` its last `tools/list` listed
+   * (MCP 2026-07-28, Tools › Output Schema: clients SHOULD validate). Whatever dialect the schema
+   * declares in `$schema` (draft-07 included) is validated, not refused; the built-in
+   * `JsonSchema.validate` checks its subset of keywords, `JsonSchemaFull.validate` (own import
+   * path) all of them, drafts 4, 7, 2019-09 and 2020-12. A result that does not match (or has no
+   * `structuredContent`) fails the call with `ClientError` "InvalidResult"; an `isError` result,
+   * and a tool not listed yet, are not checked. Default `JsonSchema.validate`; `() => []` turns
+   * the check off. (Since 0.3.0.)
+   */
+  readonly validator?: JsonSchema.Validator
 }
+
+/**
+ * What a client knows of a server's era ({@link Options.era}, {@link EraCache}): `legacy`, or
+ * `modern` with the server's `Info` when known (what `server/discover` answered).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface EraVerdict {
+  readonly era: "modern" | "legacy"
+  readonly info?: Info | undefined
+}
+
+/**
+ * A cache of era verdicts by server key, shared across clients ({@link Options.eraCache}).
+ * `get` yields the verdict stored under a key; `set` stores one; `invalidate` forgets one (e.g.
+ * after a server was upgraded). Implement it over a shared store (Redis, …) for workers of a
+ * gateway; {@link makeEraCache} is the in-memory one.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface EraCache {
+  readonly get: (key: string) => Effect.Effect<Option.Option<EraVerdict>>
+  readonly set: (key: string, verdict: EraVerdict) => Effect.Effect<void>
+  readonly invalidate: (key: string) => Effect.Effect<void>
+}
+
+/**
+ * An in-memory {@link EraCache} (a `Ref` of a `HashMap`), to share among the clients of one
+ * process. Entries live until invalidated.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeEraCache: Effect.Effect<EraCache> = internalEra.make
 
 /**
  * One progress update of a call: `notifications/progress` params (MCP 2026-07-28, Progress).
@@ -270,6 +353,10 @@ export interface CallOptions extends RequestOptions {
    * already has, else a fresh integer of this client (0, 1, …).
    */
   readonly progressToken?: JsonRpc.RequestId | undefined
+  /** This call's `Options.resetTimeoutOnProgress` (`tools/call` only). Default: the client's. */
+  readonly resetTimeoutOnProgress?: boolean | undefined
+  /** This call's `Options.maxTotalTimeout` (`tools/call` only). Default: the client's. */
+  readonly maxTotalTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -528,6 +615,7 @@ export const McpClient: Context.Tag<McpClient, McpClient> = Context.GenericTag<M
  * ```ts
  * import * as Effect from "effect/Effect"
  * import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
  * import { McpClient } from "presa-mcp"
  * import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
  *

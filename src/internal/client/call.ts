@@ -19,6 +19,7 @@ import * as Telemetry from "../telemetry.js"
 import * as Cache from "./cache.js"
 import { ClientError } from "./error.js"
 import * as ClientInput from "./input.js"
+import * as ProgressDeadline from "./progressDeadline.js"
 import { hasHooks, makeRouter } from "./routing.js"
 import type { Setup, State } from "./state.js"
 
@@ -213,17 +214,37 @@ const rounds = <A>(
   done: (result: JsonRpc.JsonObject, usedInput: boolean) => Effect.Effect<A, CallError>
 ): Effect.Effect<A, CallError> => {
   const deadline = callOptions.timeout === undefined ? state.timeout : Duration.decode(callOptions.timeout)
+  const exchangeWith = (retry: JsonRpc.JsonObject | undefined) =>
+  (
+    onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined,
+    bound: Duration.Duration
+  ) =>
+    exchange(
+      state,
+      state.counters.nextId++,
+      method,
+      retry,
+      { onNotification, onRequest: callOptions.onRequest },
+      bound
+    )
+  // a tools/call that carries a progress token: progress extends its deadline, up to the cap
+  const extended = token !== undefined && method === McpSchema.Method.toolsCall &&
+    (callOptions.resetTimeoutOnProgress ?? state.resetTimeoutOnProgress)
   const send =
     (retry: JsonRpc.JsonObject | undefined) =>
     (onNotification: ((notification: JsonRpc.Notification) => Effect.Effect<void>) | undefined) =>
-      exchange(
-        state,
-        state.counters.nextId++,
-        method,
-        retry,
-        { onNotification, onRequest: callOptions.onRequest },
-        deadline
-      )
+      extended
+        ? ProgressDeadline.extendedByProgress(
+          method,
+          token,
+          deadline,
+          callOptions.maxTotalTimeout === undefined
+            ? state.maxTotalTimeout
+            : Duration.decode(callOptions.maxTotalTimeout),
+          onNotification,
+          exchangeWith(retry)
+        )
+        : exchangeWith(retry)(onNotification, deadline)
   const round = (n: number, retry: JsonRpc.JsonObject | undefined): Effect.Effect<A, CallError> =>
     // without hooks there is no router to make (one Effect step less per call); `round` runs
     // only when its Effect does (in `call`'s suspend, `cachedCall`'s gen, the previous round's flatMap)

@@ -15,7 +15,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../JsonRpc.js"
-import type { CallError, Info, McpClient, Options } from "../../McpClient.js"
+import type { CallError, EraVerdict, Info, McpClient, Options } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Skill from "../../Skill.js"
 import * as Task from "../../Task.js"
@@ -23,9 +23,11 @@ import type { ClientTransport } from "../../Transport.js"
 import * as Telemetry from "../telemetry.js"
 import { call, callThen, send } from "./call.js"
 import { decoder } from "./decode.js"
+import * as EraCache from "./eraCache.js"
 import { ClientError } from "./error.js"
 import * as Listen from "./listen.js"
 import * as Lists from "./lists.js"
+import * as Output from "./output.js"
 import * as Skills from "./skills.js"
 import { legacyVersions, makeSetup, makeState, modernMeta, modernVersions, type Setup, type State } from "./state.js"
 import * as TaskClient from "./tasks.js"
@@ -182,7 +184,10 @@ const detect = (setup: Setup, modern: string): Effect.Effect<Info, CallError> =>
     })
   })
 
-/** `tools/call`, a task answer polled to its end (Tasks extension). */
+/**
+ * `tools/call`, a task answer polled to its end (Tasks extension); the final result's
+ * `structuredContent` checked against the tool's listed `outputSchema` (`output.ts`).
+ */
 const callTool = (
   state: State,
   tasks: Task.TaskClient
@@ -198,9 +203,12 @@ const callTool = (
     },
     callOptions ?? {},
     (result) =>
-      TaskClient.isTaskResult(result)
-        ? Effect.flatMap(TaskClient.decodeCreateTaskResult(result), (created) => tasks.awaitResult(created.taskId))
-        : TaskClient.decodeCallToolResult(result)
+      Effect.flatMap(
+        TaskClient.isTaskResult(result)
+          ? Effect.flatMap(TaskClient.decodeCreateTaskResult(result), (created) => tasks.awaitResult(created.taskId))
+          : TaskClient.decodeCallToolResult(result),
+        (decoded) => Output.check(state, name, decoded)
+      )
   )
 
 /** The `McpClient` record over a connected client's state. */
@@ -271,6 +279,48 @@ const release = (state: State, startedNanos: bigint): Effect.Effect<void> =>
   )
 
 /**
+ * The `Info` of a modern server known without a probe (`Options.era`, a cache hit): the verdict's
+ * own when it speaks a version this client allows, else the newest modern version allowed with
+ * nothing known of the server; `undefined` when this client allows no modern version.
+ */
+const knownModern = (setup: Setup, verdict: EraVerdict): Info | undefined => {
+  const allowedModern = modernVersions(setup.allowed)
+  const given = verdict.info
+  if (given !== undefined && given.era === "modern" && allowedModern.some((v) => v === given.protocolVersion)) {
+    return given
+  }
+  const version = allowedModern[0]
+  return version === undefined ? undefined : {
+    era: "modern",
+    protocolVersion: version,
+    serverInfo: undefined,
+    capabilities: {},
+    instructions: undefined,
+    supportedVersions: [version]
+  }
+}
+
+/**
+ * The server's era and `Info`: from a known verdict (`Options.era`, else an `Options.eraCache`
+ * hit) without a probe, else detected (and stored in the cache).
+ */
+const establish = (setup: Setup): Effect.Effect<Info, CallError> =>
+  Effect.gen(function*() {
+    const { era, eraCache } = setup.options
+    const known = era ??
+      (eraCache === undefined ? undefined : Option.getOrUndefined(yield* eraCache.cache.get(eraCache.key)))
+    if (known !== undefined) {
+      const modernInfo = known.era === "modern" ? knownModern(setup, known) : undefined
+      if (modernInfo !== undefined) return modernInfo
+      if (known.era === "legacy" || modernVersions(setup.allowed).length === 0) return yield* handshake(setup)
+    }
+    const modern = modernVersions(setup.allowed)[0]
+    const info = modern === undefined ? yield* handshake(setup) : yield* detect(setup, modern)
+    if (eraCache !== undefined && era === undefined) yield* eraCache.cache.set(eraCache.key, EraCache.verdictOf(info))
+    return info
+  })
+
+/**
  * `McpClient.connect`: installs the answer to server→client requests, detects the era, assembles
  * the client; the client lives until the Scope closes.
  */
@@ -282,8 +332,7 @@ export const connect = (
     const startedNanos = yield* Clock.currentTimeNanos
     const setup = makeSetup(transport, options)
     if (transport.setRequestHandler !== undefined) yield* transport.setRequestHandler(setup.answerServer)
-    const modern = modernVersions(setup.allowed)[0]
-    const info = modern === undefined ? yield* handshake(setup) : yield* detect(setup, modern)
+    const info = yield* establish(setup)
     const state = yield* makeState(setup, info, Listen.DEFAULT_RELISTEN)
     yield* Effect.addFinalizer(() => release(state, startedNanos))
     return assemble(state)

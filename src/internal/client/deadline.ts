@@ -3,9 +3,14 @@
  * connection core (`connection`) uses for stdio and HTTP; and `withTimeout` for the in-process
  * transport, whose request runs in the caller's fiber (the server's handler): the request runs in
  * one child fiber next to a plain timer. (`Effect.timeoutFail` races two fibers, one of them a
- * `sleep`.)
+ * `sleep`.) Under a `Clock` that is not the live one (`TestClock` in `it.effect`, or any clock a
+ * program provides) the deadline is `Effect.timeoutFail` on that clock instead, so a test moves
+ * it with `TestClock.adjust`.
  * @internal
  */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -23,6 +28,9 @@ export const timeoutMillis = (timeout: Duration.DurationInput | undefined): numb
   const millis = Duration.toMillis(duration)
   return millis > MAX_TIMER_MILLIS ? undefined : millis
 }
+
+/** The clock of the live services: a fiber whose clock is another one (a `TestClock`) runs its deadlines on it. */
+const LIVE_CLOCK = Context.get(DefaultServices.liveServices, Clock.Clock)
 
 /** The failure of a request past its `timeout`. */
 export const timeoutError = (method: string): TransportError =>
@@ -42,10 +50,10 @@ export const withTimeout = <A>(
   const duration = Duration.decode(timeout)
   if (!Duration.isFinite(duration)) return self
   const millis = Duration.toMillis(duration)
-  if (millis > MAX_TIMER_MILLIS) {
-    return Effect.timeoutFail(self, { duration, onTimeout: () => timeoutError(method) })
-  }
+  const onClock = Effect.timeoutFail(self, { duration, onTimeout: () => timeoutError(method) })
+  if (millis > MAX_TIMER_MILLIS) return onClock
   return Effect.withFiberRuntime<A, TransportError>((caller, status) => {
+    if (Context.get(caller.currentDefaultServices, Clock.Clock) !== LIVE_CLOCK) return onClock
     const fiber = rootFork(Runtime.make({
       context: caller.currentContext,
       runtimeFlags: status.runtimeFlags,

@@ -13,6 +13,7 @@ import * as Skill from "../../Skill.js"
 import * as Headers from "../server/headerAgreement.js"
 import { call } from "./call.js"
 import { decoder } from "./decode.js"
+import * as Output from "./output.js"
 import type { State } from "./state.js"
 
 /** How many pages `listAll` follows at the most. */
@@ -66,12 +67,18 @@ const keepValidHeaderTools = (
     return kept.length === page.tools.length ? page : { ...page, tools: kept }
   })
 
-/** One page of `tools/list`, tools with invalid `x-mcp-header` annotations left out. */
+/**
+ * One page of `tools/list`, tools with invalid `x-mcp-header` annotations left out; their
+ * `outputSchema`s are remembered for the check of `tools/call` results (`output.ts`).
+ */
 export const listTools = (
   state: State,
   cursor?: string
 ): Effect.Effect<typeof McpSchema.ListToolsResult.Type, CallError> =>
-  Effect.flatMap(toolsPage(state, cursor), keepValidHeaderTools)
+  toolsPage(state, cursor).pipe(
+    Effect.flatMap(keepValidHeaderTools),
+    Effect.flatMap((page) => Output.remember(state, page))
+  )
 
 /** One page of `resources/list`. */
 export const listResources = page(McpSchema.Method.resourcesList, McpSchema.ListResourcesResult)

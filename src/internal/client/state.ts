@@ -9,16 +9,19 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
+import * as MutableRef from "effect/MutableRef"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as App from "../../App.js"
 import * as JsonRpc from "../../JsonRpc.js"
+import * as JsonSchema from "../../JsonSchema.js"
 import type { CallError, Info, Options } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Task from "../../Task.js"
 import type { ClientTransport, RequestHandler } from "../../Transport.js"
 import * as Cache from "./cache.js"
 import * as ClientInput from "./input.js"
+import * as ProgressDeadline from "./progressDeadline.js"
 
 /** Default `Options.maxInputRounds`. */
 const DEFAULT_MAX_INPUT_ROUNDS = 10
@@ -46,6 +49,10 @@ export interface Setup {
   readonly declaresTasks: boolean
   /** `Options.requestTimeout`: the deadline of every request (each MRTR round on its own). */
   readonly timeout: Duration.Duration
+  /** `Options.resetTimeoutOnProgress` (default `true`): progress extends a `tools/call`'s deadline. */
+  readonly resetTimeoutOnProgress: boolean
+  /** `Options.maxTotalTimeout` (default 10 minutes): the cap of a progress-extended deadline. */
+  readonly maxTotalTimeout: Duration.Duration
   /** `Options.maxInputRounds`, a non-negative integer. */
   readonly maxInputRounds: number
   /** The client's answer to server→client requests: `ping` and the input handlers. */
@@ -71,6 +78,10 @@ export interface State extends Setup {
   readonly subscribedUris: Ref.Ref<HashMap.HashMap<string, number>>
   /** Serializes the counting in `subscribedUris` with the (un)subscribe requests it triggers. */
   readonly uriLock: Effect.Semaphore
+  /** The `outputSchema` of each tool by name, as the last `tools/list` listed it (`output.ts`). */
+  readonly outputSchemas: MutableRef.MutableRef<HashMap.HashMap<string, JsonRpc.JsonObject>>
+  /** `Options.validator`, default `JsonSchema.validate`. */
+  readonly validator: JsonSchema.Validator
 }
 
 /** The revisions among `versions` that are modern (2026-07-28 and later). */
@@ -110,6 +121,10 @@ export const makeSetup = (transport: ClientTransport, options: Options): Setup =
     capabilities,
     declaresTasks: JsonRpc.isObject(capabilities.extensions?.[Task.EXTENSION_ID]),
     timeout: Duration.decode(options.requestTimeout ?? "60 seconds"),
+    resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
+    maxTotalTimeout: options.maxTotalTimeout === undefined
+      ? ProgressDeadline.DEFAULT_MAX_TOTAL
+      : Duration.decode(options.maxTotalTimeout),
     maxInputRounds: Math.max(0, Math.floor(options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS)),
     answerServer: ClientInput.requestHandler(handlers),
     counters: { nextId: 0, nextToken: 0 }
@@ -148,6 +163,8 @@ export const makeState = (
         Schedule.checkEffect(() => Effect.map(Ref.get(closed), (c) => !c))
       ),
       subscribedUris: yield* Ref.make(HashMap.empty<string, number>()),
-      uriLock: yield* Effect.makeSemaphore(1)
+      uriLock: yield* Effect.makeSemaphore(1),
+      outputSchemas: MutableRef.make(HashMap.empty<string, JsonRpc.JsonObject>()),
+      validator: setup.options.validator ?? JsonSchema.validate
     }
   })
