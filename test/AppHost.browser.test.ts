@@ -235,10 +235,14 @@ describe.skipIf(!HAS_CHROMIUM)("presa-mcp app in headless chromium", () => {
         assert.notInclude(app.stderr(), "tools/call audit_log: ok")
 
         // the view's size-changed notifications reach the iframe's height
-        await page.waitForFunction(() => {
-          const frame = document.querySelector<HTMLIFrameElement>("#view-container iframe")
-          return frame !== null && /^\d+px$/.test(frame.style.height) && parseInt(frame.style.height, 10) > 80
-        }, undefined, { timeout: WAIT_MS })
+        await page.waitForFunction(
+          () => {
+            const frame = document.querySelector<HTMLIFrameElement>("#view-container iframe")
+            return frame !== null && /^\d+px$/.test(frame.style.height) && parseInt(frame.style.height, 10) > 80
+          },
+          undefined,
+          { timeout: WAIT_MS }
+        )
 
         if (target.csp) {
           const csp = viewHeaders[0]?.["content-security-policy"] ?? ""
