@@ -230,6 +230,8 @@ const makeApp = (s: Served, page: string, viewHtml: string, viewCsp: string, scr
         })
       case "/view":
         return html(viewHtml, viewCsp)
+      case "/favicon.ico":
+        return HttpServerResponse.empty({ status: 204 })
       default:
         return HttpServerResponse.empty({ status: 404 })
     }

@@ -12,6 +12,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AppHost from "../../AppHost.js"
 import * as JsonRpc from "../../JsonRpc.js"
@@ -106,7 +107,7 @@ const program = Effect.gen(function*() {
   frame.src = "/view"
   container.appendChild(frame)
   yield* bridge.initialized
-  yield* Effect.flatMap(bridge.appInfo, (info) => event(token, "initialized", info))
+  yield* Effect.flatMap(bridge.appInfo, (info) => event(token, "initialized", Option.getOrNull(info)))
   yield* bridge.sendToolInput(data.args)
   yield* bridge.sendToolResult(data.result)
   return yield* Effect.never
