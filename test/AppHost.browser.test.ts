@@ -123,8 +123,11 @@ interface Target {
   readonly result: ReadonlyArray<string>
   /** A substring of `#app-answer` once the app-only tool answered. */
   readonly appAnswer: string
-  /** Whether the view has the CSP probes (`#fetch-declared`, `#fetch-undeclared`). */
-  readonly csp: boolean
+  /**
+   * Whether the view is the fixture's, with its extra probes: the CSP ones (`#fetch-declared`,
+   * `#fetch-undeclared`) and `#context` (the last host-context change).
+   */
+  readonly fixture: boolean
 }
 
 const FIXTURE = "test/fixtures/apps-view-server.ts"
@@ -145,7 +148,7 @@ const stdioFixture = (name: string, legacy: boolean): Target => ({
     }),
   result: ["\"id\":\"A-17\"", "\"items\":3", "\"total\":42.5"],
   appAnswer: "note for A-17: deliver after 5pm",
-  csp: true
+  fixture: true
 })
 
 const httpFixture = (name: string, legacy: boolean): Target => ({
@@ -157,7 +160,7 @@ const httpFixture = (name: string, legacy: boolean): Target => ({
   },
   result: ["\"id\":\"A-17\"", "\"items\":3", "\"total\":42.5"],
   appAnswer: "note for A-17: deliver after 5pm",
-  csp: true
+  fixture: true
 })
 
 /** The servers whose views are shown. */
@@ -244,7 +247,14 @@ describe.skipIf(!HAS_CHROMIUM)("presa-mcp app in headless chromium", () => {
           { timeout: WAIT_MS }
         )
 
-        if (target.csp) {
+        if (target.fixture) {
+          // a resize of the page is a host-context change (containerDimensions) the view receives
+          await page.setViewportSize({ width: 700, height: 600 })
+          await view.locator("#context", { hasText: "containerDimensions" }).waitFor()
+          const context = await view.locator("#context").textContent() ?? ""
+          assert.match(context, /"width":\d+/)
+          assert.include(context, "\"maxHeight\":4000")
+
           const csp = viewHeaders[0]?.["content-security-policy"] ?? ""
           assert.include(csp, `connect-src ${declared.origin};`)
           assert.notInclude(csp, undeclared.origin)
@@ -264,4 +274,139 @@ describe.skipIf(!HAS_CHROMIUM)("presa-mcp app in headless chromium", () => {
       }
     })
   }
+
+  it("a tool call that fails shows the view with ui/notifications/tool-cancelled", { timeout: TEST_MS }, async () => {
+    const app = spawn([
+      "src/bin.ts",
+      "app",
+      "broken_order",
+      "--",
+      process.execPath,
+      "--import",
+      "tsx",
+      FIXTURE,
+      "--stdio"
+    ])
+    const page = await browser.newPage()
+    page.setDefaultTimeout(WAIT_MS)
+    try {
+      const [url] = await app.waitFor(/^http:\/\/127\.0\.0\.1:\d+\/$/m, "stdout")
+      await page.goto(url)
+      const view = page.frameLocator("#view-container iframe")
+      await view.locator("#cancelled", { hasText: "cancelled:" }).waitFor()
+      assert.include(await view.locator("#cancelled").textContent(), "order store offline")
+      assert.strictEqual(await view.locator("#result").textContent(), "")
+    } finally {
+      await page.close()
+      assert.strictEqual(await app.stop(), 0)
+    }
+  })
+})
+
+/** The dev host's page data (token included), read from its page as the page's script does. */
+const pageData = async (url: string): Promise<{ readonly token: string }> => {
+  const html = await (await fetch(url)).text()
+  const json = /<script type="application\/json" id="presa-app-data">(.*?)<\/script>/s.exec(html)?.[1] ?? "{}"
+  const data: unknown = JSON.parse(json)
+  assert.isObject(data)
+  const token = typeof data === "object" && data !== null && "token" in data ? data.token : undefined
+  assert.isString(token)
+  return { token: String(token) }
+}
+
+const rawRequest = (
+  url: string,
+  options: {
+    readonly method: string
+    readonly host?: string
+    readonly headers?: Record<string, string>
+    readonly body?: string
+  }
+): Promise<{ readonly status: number; readonly body: string }> =>
+  new Promise((resolve, reject) => {
+    const target = new URL(url)
+    const req = Http.request({
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname,
+      method: options.method,
+      headers: { ...options.headers, host: options.host ?? target.host }
+    }, (res) => {
+      let body = ""
+      res.on("data", (c: Buffer) => (body += c.toString("utf8")))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on("error", reject)
+    req.end(options.body)
+  })
+
+describe("presa-mcp app without a browser", () => {
+  const fixtureStdio = ["--", process.execPath, "--import", "tsx", FIXTURE, "--stdio"]
+
+  it(
+    "the relay needs the page's token and its own host, and checks visibility itself",
+    { timeout: TEST_MS },
+    async () => {
+      const app = spawn(["src/bin.ts", "app", ...SHOW_ORDER, ...fixtureStdio])
+      try {
+        const [url] = await app.waitFor(/^http:\/\/127\.0\.0\.1:\d+\/$/m, "stdout")
+        const { token } = await pageData(url)
+        const rpc = `${url}rpc`
+        const call = (name: string) =>
+          JSON.stringify({ method: "tools/call", params: { name, arguments: { id: "A-1" } } })
+        const headers = { "content-type": "application/json", "x-presa-app-token": token }
+        // no token, a wrong one, another Host (DNS rebinding): refused before anything is relayed
+        assert.strictEqual((await rawRequest(rpc, { method: "POST", body: call("order_note") })).status, 403)
+        assert.strictEqual(
+          (await rawRequest(rpc, {
+            method: "POST",
+            headers: { ...headers, "x-presa-app-token": "x" },
+            body: call("order_note")
+          }))
+            .status,
+          403
+        )
+        const rebound = await rawRequest(rpc, {
+          method: "POST",
+          host: "evil.example:80",
+          headers,
+          body: call("order_note")
+        })
+        assert.strictEqual(rebound.status, 421)
+        // with the token: an app tool is relayed, a model-only one refused here too
+        const ok = await rawRequest(rpc, { method: "POST", headers, body: call("order_note") })
+        assert.strictEqual(ok.status, 200)
+        assert.include(ok.body, "note for A-1")
+        const refused = await rawRequest(rpc, { method: "POST", headers, body: call("audit_log") })
+        assert.include(refused.body, "\"code\":-32602")
+        assert.notInclude(refused.body, "audit: secret")
+        const bad = await rawRequest(rpc, { method: "POST", headers, body: "{not json" })
+        assert.include(bad.body, "\"code\":-32602")
+        // the view document carries the CSP, the page its own
+        const view = await fetch(`${url}view`)
+        assert.include(view.headers.get("content-security-policy") ?? "", "connect-src 'none'")
+        const page = await fetch(url)
+        assert.include(page.headers.get("content-security-policy") ?? "", "frame-ancestors 'none'")
+      } finally {
+        assert.strictEqual(await app.stop(), 0)
+      }
+    }
+  )
+
+  it("usage errors: an unknown tool, a tool without a view (exit code 3)", { timeout: TEST_MS }, async () => {
+    for (const [tool, message] of [["no_such_tool", "has no tool"], ["audit_log", "links no view"]] as const) {
+      const app = spawn(["src/bin.ts", "app", tool, ...fixtureStdio])
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => resolve(-1), WAIT_MS)
+        app.child.on("exit", (c) => {
+          clearTimeout(timer)
+          resolve(c)
+        })
+      })
+      if (code === -1) await app.stop()
+      assert.strictEqual(code, 3, app.stderr())
+      assert.include(app.stderr(), message)
+      assert.strictEqual(app.stdout(), "")
+    }
+  })
 })

@@ -239,8 +239,10 @@ const makeApp = (s: Served, page: string, viewHtml: string, viewCsp: string, scr
 
 /**
  * Calls the tool, reads its view, serves the page and prints its URL (stdout; `{"url": …}` with
- * `--json`); then runs until interrupted. Fails with `UsageError` (no such tool, no view, the view
- * is not `text/html;profile=mcp-app`, the port is taken) or the client's `CallError`.
+ * `--json`); then runs until interrupted. A tool call answered with a JSON-RPC error still shows
+ * the view (it gets `ui/notifications/tool-cancelled`). Fails with `UsageError` (no such tool, no
+ * view, the view is not `text/html;profile=mcp-app`, the port is taken) or the client's `CallError`
+ * (connection failures).
  *
  * @internal
  */
@@ -264,14 +266,25 @@ export const serve = (
     for (const r of policy.rejected) {
       yield* io.err(`presa-mcp app: CSP ${r.field} entry ${r.value} left out: ${r.reason}\n`)
     }
-    const result = yield* client.callTool(a.tool, a.args)
+    // A call that fails with a JSON-RPC error still shows the view, which gets
+    // ui/notifications/tool-cancelled with the error as the reason.
+    const outcome = yield* client.callTool(a.tool, a.args).pipe(
+      Effect.map((result) => ({ result })),
+      Effect.catchTag("McpError", (e) =>
+        Effect.as(
+          io.err(
+            `presa-mcp app: the tool call failed (${e.code}: ${quote(e.message, 200)}); the view gets tool-cancelled\n`
+          ),
+          { cancelled: `the server answered with error ${e.code}: ${quote(e.message, 200)}` }
+        ))
+    )
     const token = randomToken()
     const data: Protocol.PageData = {
       token,
       tool,
       tools,
       args: a.args,
-      result,
+      ...outcome,
       ...(typeof view.ui.prefersBorder === "boolean" ? { prefersBorder: view.ui.prefersBorder } : {}),
       approvedCsp: policy.approved
     }

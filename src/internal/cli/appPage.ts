@@ -13,6 +13,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as AppHost from "../../AppHost.js"
 import * as JsonRpc from "../../JsonRpc.js"
@@ -61,6 +62,9 @@ const framePort = (frame: HTMLIFrameElement): AppHost.Port => ({
   }
 })
 
+/** The view's container: a fixed width (the page's), a flexible height up to 4,000 px. */
+const dimensions = (container: HTMLElement): JsonRpc.JsonObject => ({ width: container.clientWidth, maxHeight: 4000 })
+
 const program = Effect.gen(function*() {
   const element = document.getElementById(Protocol.DATA_ID)
   const data = yield* Schema.decodeUnknown(Schema.parseJson(Protocol.PageData))(element?.textContent ?? "")
@@ -90,7 +94,7 @@ const program = Effect.gen(function*() {
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       userAgent: "presa-mcp app",
       platform: "web",
-      containerDimensions: { width: container.clientWidth, maxHeight: 4000 }
+      containerDimensions: dimensions(container)
     },
     approvedCsp: data.approvedCsp,
     onOpenLink: (url) =>
@@ -109,8 +113,26 @@ const program = Effect.gen(function*() {
   yield* bridge.initialized
   yield* Effect.flatMap(bridge.appInfo, (info) => event(token, "initialized", Option.getOrNull(info)))
   yield* bridge.sendToolInput(data.args)
-  yield* bridge.sendToolResult(data.result)
-  return yield* Effect.never
+  yield* data.result === undefined
+    ? bridge.sendToolCancelled(data.cancelled ?? "the tool call failed")
+    : bridge.sendToolResult(data.result)
+  // the page's size and the colour scheme are host context: changes reach the view
+  const changes = yield* Queue.sliding<JsonRpc.JsonObject>(16)
+  const dark = window.matchMedia("(prefers-color-scheme: dark)")
+  const onResize = () => Queue.unsafeOffer(changes, { containerDimensions: dimensions(container) })
+  const onScheme = () => Queue.unsafeOffer(changes, { theme: dark.matches ? "dark" : "light" })
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      window.addEventListener("resize", onResize)
+      dark.addEventListener("change", onScheme)
+    }),
+    () =>
+      Effect.sync(() => {
+        window.removeEventListener("resize", onResize)
+        dark.removeEventListener("change", onScheme)
+      })
+  )
+  return yield* Queue.take(changes).pipe(Effect.flatMap(bridge.setHostContext), Effect.forever)
 })
 
 Effect.runFork(Effect.scoped(program))

@@ -22,7 +22,9 @@ export const PageData = Schema.Struct({
   tool: McpSchema.Tool,
   tools: Schema.Array(McpSchema.Tool),
   args: JsonRecord,
-  result: McpSchema.CallToolResult,
+  /** The tool's result; absent when the call failed (then `cancelled` says why). */
+  result: Schema.optional(McpSchema.CallToolResult),
+  cancelled: Schema.optional(Schema.String),
   prefersBorder: Schema.optional(Schema.Boolean),
   approvedCsp: JsonRecord
 })
