@@ -245,6 +245,37 @@ describe("AppHost.make", () => {
       yield* Fiber.join(sent)
     }).pipe(Effect.scoped))
 
+  it.live("partial input, cancellation and host-context changes, in the order sent", () =>
+    Effect.gen(function*() {
+      const { ask, bridge, next, send } = yield* setup()
+      yield* ask(1, "ui/initialize", initialize)
+      yield* send({ jsonrpc: "2.0", method: "ui/notifications/initialized" })
+      yield* bridge.sendToolInputPartial({ n: 1 })
+      yield* bridge.sendToolInput({ n: 12 })
+      yield* bridge.sendToolCancelled("user action")
+      yield* bridge.setHostContext({ theme: "light" })
+      expect(yield* next).toEqual({
+        jsonrpc: "2.0",
+        method: "ui/notifications/tool-input-partial",
+        params: { arguments: { n: 1 } }
+      })
+      expect(yield* next).toEqual({
+        jsonrpc: "2.0",
+        method: "ui/notifications/tool-input",
+        params: { arguments: { n: 12 } }
+      })
+      expect(yield* next).toEqual({
+        jsonrpc: "2.0",
+        method: "ui/notifications/tool-cancelled",
+        params: { reason: "user action" }
+      })
+      expect(yield* next).toEqual({
+        jsonrpc: "2.0",
+        method: "ui/notifications/host-context-changed",
+        params: { theme: "light" }
+      })
+    }).pipe(Effect.scoped))
+
   it.live("relays tools/call under the visibility rule", () =>
     Effect.gen(function*() {
       const { ask } = yield* setup()
