@@ -10,7 +10,9 @@
  * undeclared origin (a third) is blocked before it leaves the browser. SIGTERM ends the dev host
  * with exit code 0.
  *
- * Targets share the element ids: #result (the tool result's structuredContent), #call-app and
+ * Targets: our fixture server (raw `_meta` on Tool and Resource) in both eras (a modern server and
+ * one pinned to 2025-11-25) over stdio and HTTP, and the same view served by the official SDK v2
+ * with the ext-apps server helpers. Targets share the element ids: #result (the tool result's structuredContent), #call-app and
  * #app-answer (the app-only tool), #call-model and #model-refused (the model-only tool). A target
  * is a command line for the view's server; add one to TARGETS to cover another server.
  *
@@ -163,12 +165,30 @@ const httpFixture = (name: string, legacy: boolean): Target => ({
   fixture: true
 })
 
+/** The same view served by the official SDK v2 with the ext-apps server helpers (stdio). */
+const sdkV2Fixture: Target = {
+  ...stdioFixture("official SDK v2 server with the ext-apps server helpers, stdio", false),
+  start: (o) =>
+    Promise.resolve({
+      args: [
+        ...SHOW_ORDER,
+        "--",
+        process.execPath,
+        "--import",
+        "tsx",
+        "test/fixtures/apps-sdk-v2-server.ts",
+        ...fixtureFlags(o, false)
+      ]
+    })
+}
+
 /** The servers whose views are shown. */
 const TARGETS: ReadonlyArray<Target> = [
   stdioFixture("fixture, modern, stdio", false),
   stdioFixture("fixture, legacy (2025-11-25 only), stdio", true),
   httpFixture("fixture, modern, HTTP", false),
-  httpFixture("fixture, legacy (2025-11-25 only), HTTP", true)
+  httpFixture("fixture, legacy (2025-11-25 only), HTTP", true),
+  sdkV2Fixture
 ]
 
 describe.skipIf(!HAS_CHROMIUM)("presa-mcp app in headless chromium", () => {
