@@ -111,7 +111,11 @@ export interface SizeChange extends internal.SizeChange {}
  *   {@link visibility} includes `"app"`. Any other name, unknown names included, is refused with
  *   JSON-RPC -32602 before the server sees it (2026-01-26, Visibility: "Host MUST reject
  *   `tools/call` requests from apps for tools that don't include "app"").
- * - `hostInfo`: the `hostInfo` of the `ui/initialize` answer (default `presa-mcp-app-host`).
+ * - `resolveTool`: finds the tool a view's `tools/call` names in `tools` (default: the tool of that
+ *   exact name). A host in front of a server that renames tools (a proxy prefixing them) passes the
+ *   proxy's mapping here; the call is then sent under the resolved tool's name, and the visibility
+ *   rule is checked on the resolved tool.
+ * - `hostInfo`: the `ui/initialize` answer's `hostInfo` (default `presa-mcp-app-host`).
  * - `hostContext`: fields of `hostContext` (theme, locale, timeZone, containerDimensions, …);
  *   `displayMode: "inline"` and `availableDisplayModes: ["inline"]` unless given, `toolInfo` always
  *   from `tool`.

@@ -300,6 +300,20 @@ describe("AppHost.make", () => {
       expect(badArgs).toMatchObject({ id: 7, error: { code: -32602 } })
     }).pipe(Effect.scoped))
 
+  it.live("resolveTool: the view's name is mapped, the call sent under the server's name, visibility checked on it", () =>
+    Effect.gen(function*() {
+      // as a proxy that prefixes tools would: the view says "only", the server has "app_only"
+      const { ask } = yield* setup({
+        resolveTool: (name, tools) => tools.find((t) => t.name === `app_${name}` || t.name === `model_${name}`)
+      })
+      const mapped = yield* ask(1, "tools/call", { name: "only", arguments: {} })
+      expect(mapped).toMatchObject({ id: 1, result: { content: [{ type: "text", text: "from the app-only tool" }] } })
+      // the exact name no longer resolves (the resolver is the only lookup)
+      expect(yield* ask(2, "tools/call", { name: "app_only", arguments: {} })).toMatchObject({
+        error: { code: -32602 }
+      })
+    }).pipe(Effect.scoped))
+
   it.live("bad messages: -32600 for a request, nothing for a notification, -32601 for an unknown method", () =>
     Effect.gen(function*() {
       const { ask, next, posted, send } = yield* setup()

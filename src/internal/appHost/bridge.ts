@@ -52,6 +52,9 @@ export interface Options {
   readonly server: Server
   readonly tool: McpSchema.Tool
   readonly tools: ReadonlyArray<McpSchema.Tool>
+  readonly resolveTool?:
+    | ((name: string, tools: ReadonlyArray<McpSchema.Tool>) => McpSchema.Tool | undefined)
+    | undefined
   readonly hostInfo?: McpSchema.Implementation | undefined
   readonly hostContext?: JsonRpc.JsonObject | undefined
   readonly approvedCsp?: JsonRpc.JsonObject | undefined
@@ -97,6 +100,10 @@ export const resourceUri = (tool: McpSchema.Tool): string | undefined => {
   return typeof nested === "string" ? nested : typeof flat === "string" ? flat : undefined
 }
 
+/** The default tool lookup: the tool of that exact name. @internal */
+export const exactTool = (name: string, tools: ReadonlyArray<McpSchema.Tool>): McpSchema.Tool | undefined =>
+  tools.find((t) => t.name === name)
+
 const HOST_INFO = { name: "presa-mcp-app-host", version: "0.1.0" }
 
 const InitializeParams = Schema.Struct({
@@ -138,7 +145,8 @@ const relayed = (e: ServerError): JsonRpc.McpError =>
 const callTool = (state: State, params: JsonRpc.JsonObject | undefined) =>
   Effect.gen(function*() {
     const decoded = yield* decode(McpSchema.CallToolParams, params)
-    const tool = state.options.tools.find((t) => t.name === decoded.name)
+    const resolve = state.options.resolveTool ?? exactTool
+    const tool = resolve(decoded.name, state.options.tools)
     if (tool === undefined || !visibility(tool).includes("app")) {
       return yield* JsonRpc.McpError.invalidParams(
         `Tool not callable from this view: ${quote(decoded.name)} (its visibility does not include "app")`,
@@ -149,7 +157,8 @@ const callTool = (state: State, params: JsonRpc.JsonObject | undefined) =>
     if (args !== undefined && args !== null && !JsonRpc.isObject(args)) {
       return yield* JsonRpc.McpError.invalidParams("Invalid params: arguments must be an object")
     }
-    return yield* state.options.server.callTool(decoded.name, args ?? undefined).pipe(Effect.mapError(relayed))
+    // the server's own name for the tool (a resolver may map the view's name to it)
+    return yield* state.options.server.callTool(tool.name, args ?? undefined).pipe(Effect.mapError(relayed))
   })
 
 const initializeResult = (state: State): JsonRpc.JsonObject => ({
