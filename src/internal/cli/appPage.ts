@@ -39,8 +39,11 @@ const post = (token: string, path: string, body: unknown): Effect.Effect<unknown
 const relay = <A, I>(token: string, request: Protocol.RpcRequest, schema: Schema.Schema<A, I>) =>
   Effect.gen(function*() {
     const reply = yield* post(token, "/rpc", request).pipe(
-      Effect.flatMap(Schema.decodeUnknown(Protocol.RpcReply)),
-      Effect.mapError(() => new RelayError({ message: "the dev host answered with something unexpected" }))
+      Effect.flatMap((json) =>
+        Schema.decodeUnknown(Protocol.RpcReply)(json).pipe(
+          Effect.mapError(() => new RelayError({ message: "the dev host answered with something unexpected" }))
+        )
+      )
     )
     if ("error" in reply) return yield* JsonRpc.McpError.fromErrorObject(reply.error)
     return yield* Schema.decodeUnknown(schema)(reply.result).pipe(
