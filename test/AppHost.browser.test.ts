@@ -148,7 +148,8 @@ const stdioFixture = (name: string, legacy: boolean): Target => ({
     Promise.resolve({
       args: [...SHOW_ORDER, "--", process.execPath, "--import", "tsx", FIXTURE, "--stdio", ...fixtureFlags(o, legacy)]
     }),
-  result: ["\"id\":\"A-17\"", "\"items\":3", "\"total\":42.5"],
+  // uiHost: the dev host declared the MCP Apps extension to the server, in this era too
+  result: ["\"id\":\"A-17\"", "\"items\":3", "\"total\":42.5", "\"uiHost\":true"],
   appAnswer: "note for A-17: deliver after 5pm",
   fixture: true
 })
@@ -160,7 +161,8 @@ const httpFixture = (name: string, legacy: boolean): Target => ({
     const [, url] = await server.waitFor(/listening (http:\/\/\S+)/, "stderr")
     return { args: [url ?? "", ...SHOW_ORDER], server }
   },
-  result: ["\"id\":\"A-17\"", "\"items\":3", "\"total\":42.5"],
+  // uiHost: the dev host declared the MCP Apps extension to the server, in this era too
+  result: ["\"id\":\"A-17\"", "\"items\":3", "\"total\":42.5", "\"uiHost\":true"],
   appAnswer: "note for A-17: deliver after 5pm",
   fixture: true
 })
@@ -168,6 +170,7 @@ const httpFixture = (name: string, legacy: boolean): Target => ({
 /** The same view served by the official SDK v2 with the ext-apps server helpers (stdio). */
 const sdkV2Fixture: Target = {
   ...stdioFixture("official SDK v2 server with the ext-apps server helpers, stdio", false),
+  result: ["\"id\":\"A-17\"", "\"items\":3", "\"total\":42.5"],
   start: (o) =>
     Promise.resolve({
       args: [
