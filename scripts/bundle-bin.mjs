@@ -17,8 +17,9 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  // optional peers the command line never loads
-  external: ["ioredis"],
+  // optional peers the command line never loads; esbuild: `presa-mcp app` bundles its page with
+  // it only in a checkout (the package ships dist/app-page.js, built below)
+  external: ["ioredis", "esbuild"],
   banner: {
     js: "import { createRequire as presaCreateRequire } from \"node:module\"\n" +
       "const require = presaCreateRequire(import.meta.url)"
@@ -28,3 +29,17 @@ await build({
 })
 // tsc's map described the unbundled file
 rmSync("dist/bin.js.map", { force: true })
+
+// The page of `presa-mcp app` (the MCP Apps dev host): its script, with the host bridge
+// (AppHost) and effect inside, for the browser. The bin reads it from beside itself.
+await build({
+  entryPoints: ["dist/internal/cli/appPage.js"],
+  outfile: "dist/app-page.js",
+  bundle: true,
+  platform: "browser",
+  format: "iife",
+  target: "es2022",
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning"
+})

@@ -6,6 +6,8 @@
 
 /** @since 0.2.0 */
 export * as App from "./App.js"
+/** @since 0.2.0 */
+export * as AppHost from "./AppHost.js"
 /** @since 0.1.0 */
 export * as Auth from "./Auth.js"
 /** @since 0.2.0 */

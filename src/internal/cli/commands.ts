@@ -19,8 +19,10 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as JsonRpc from "../../JsonRpc.js"
 import type * as McpClient from "../../McpClient.js"
+import type * as McpSchema from "../../McpSchema.js"
 import type * as OAuth from "../../OAuth.js"
 import type * as Skill from "../../Skill.js"
+import * as App from "./app.js"
 import { ExitCode, UsageError } from "./exitCode.js"
 import * as Interaction from "./interaction.js"
 import { CliIo, type Io } from "./io.js"
@@ -89,6 +91,8 @@ const targetOptions = {
 
 interface Common extends Target.TargetOptions {
   readonly json: boolean
+  /** Client capabilities the command declares besides those its handlers imply (`app`: MCP Apps). */
+  readonly capabilities?: McpSchema.ClientCapabilities
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,7 +200,7 @@ const session = (
       const { client, hasTokens } = yield* Target.connect(
         target,
         common,
-        { onElicit },
+        { onElicit, ...(common.capabilities === undefined ? {} : { capabilities: common.capabilities }) },
         (line) => io.err(`presa-mcp: ${line}`),
         // a stdio server's stderr reaches the terminal through `io` too (the terminal-safety rule)
         (line) => io.err(`${line}\n`)
@@ -280,7 +284,8 @@ export const valueOptions: ReadonlySet<string> = new Set([
   "--resource",
   "--context",
   "--log-level",
-  "--completions"
+  "--completions",
+  "--port"
 ])
 
 /** The subcommand names (for `Target.split`). @internal */
@@ -296,7 +301,8 @@ export const names: ReadonlySet<string> = new Set([
   "complete",
   "skills",
   "listen",
-  "login"
+  "login",
+  "app"
 ])
 
 /** Runs a command's body against the target (see {@link session}); `make` binds it to the exit code. */
@@ -532,6 +538,27 @@ const listen = (run: Run, onListening: Effect.Effect<void>) =>
       )
     )
 
+const app = (run: Run, onListening: Effect.Effect<void>) =>
+  Command.make("app", {
+    ...callOptions,
+    port: Options.integer("port").pipe(
+      Options.withDefault(0),
+      Options.withDescription("The page's port on 127.0.0.1 (default 0: a free port; the URL is printed).")
+    )
+  }, (o) =>
+    run({ ...o, capabilities: App.capabilities }, ({ client, io }) =>
+      Effect.gen(function*() {
+        const args = yield* fromEither(Values.toolArguments(Option.getOrUndefined(o.args), o.pairs))
+        return yield* App.serve(client, io, { tool: o.name, args, port: o.port, json: o.json }, onListening)
+      }))).pipe(
+      Command.withDescription(
+        "A local MCP Apps host: calls the tool, serves a page on 127.0.0.1 that shows the tool's view " +
+          "(its ui:// resource) in a sandboxed iframe under the CSP the view declares, relays the view's " +
+          "tool calls and resource reads to the server, and prints the page's URL; runs until Ctrl-C. " +
+          "Example: presa-mcp app show_order --args '{\"id\":\"A-17\"}' -- node server.js"
+      )
+    )
+
 const login = (run: Run) =>
   Command.make(
     "login",
@@ -579,6 +606,7 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       skills(run),
       listen(run, onListening),
       login(run),
+      app(run, onListening),
       Proxy.command(exit)
     ])
   )
@@ -600,7 +628,7 @@ export const footer: HelpDoc.HelpDoc = HelpDoc.blocks([
   ),
   HelpDoc.h1("EXIT CODES"),
   HelpDoc.enumeration([
-    HelpDoc.p("0  success (listen: also after Ctrl-C)"),
+    HelpDoc.p("0  success (listen, app: also after Ctrl-C)"),
     HelpDoc.p("1  call: the tool result has isError: true"),
     HelpDoc.p("2  the server answered with a JSON-RPC error"),
     HelpDoc.p("3  usage error (unknown command or option, bad JSON or key=value, no target)"),

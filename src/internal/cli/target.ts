@@ -172,7 +172,7 @@ export const resolve = (options: TargetOptions, split: Split): Either.Either<Tar
 export const connect = (
   target: Target,
   options: TargetOptions,
-  handlers: McpClient.InputHandlers,
+  handlers: McpClient.InputHandlers & { readonly capabilities?: McpSchema.ClientCapabilities },
   show: (line: string) => Effect.Effect<void> = () => Effect.void,
   stderr?: (line: string) => Effect.Effect<void>
 ): Effect.Effect<
