@@ -130,6 +130,20 @@ interface Target {
    * `#fetch-undeclared`) and `#context` (the last host-context change).
    */
   readonly fixture: boolean
+  /** The view's element ids, when they are not the fixture's (#call-app, #app-answer, #call-model, #model-refused). */
+  readonly ids?: {
+    readonly callApp: string
+    readonly appAnswer: string
+    readonly callModel: string
+    readonly modelRefused: string
+  }
+}
+
+const FIXTURE_IDS = {
+  callApp: "#call-app",
+  appAnswer: "#app-answer",
+  callModel: "#call-model",
+  modelRefused: "#model-refused"
 }
 
 const FIXTURE = "test/fixtures/apps-view-server.ts"
@@ -185,13 +199,44 @@ const sdkV2Fixture: Target = {
     })
 }
 
+/** examples/apps.ts: its own view, ids from examples/apps-definitions.ts `Ids` (docs/apps.md). */
+const EXAMPLE = "examples/apps.ts"
+const COUNT = ["count_letters", "--args", JSON.stringify({ text: "Hello World" })]
+const example = {
+  result: ["\"text\":\"Hello World\"", "\"letters\":10", "\"vowels\":3"],
+  appAnswer: "dlroW olleH",
+  fixture: false,
+  ids: {
+    callApp: "#call-app-tool",
+    appAnswer: "#app-result",
+    callModel: "#call-model-tool",
+    modelRefused: "#model-result"
+  }
+}
+const exampleStdio: Target = {
+  name: "examples/apps.ts, stdio",
+  start: () => Promise.resolve({ args: [...COUNT, "--", process.execPath, "--import", "tsx", EXAMPLE, "--stdio"] }),
+  ...example
+}
+const exampleHttp: Target = {
+  name: "examples/apps.ts, HTTP",
+  start: async () => {
+    const server = spawn([EXAMPLE, "--port", "0"])
+    const [, url] = await server.waitFor(/listening on (http:\/\/\S+)/, "stderr")
+    return { args: [url ?? "", ...COUNT], server }
+  },
+  ...example
+}
+
 /** The servers whose views are shown. */
 const TARGETS: ReadonlyArray<Target> = [
   stdioFixture("fixture, modern, stdio", false),
   stdioFixture("fixture, legacy (2025-11-25 only), stdio", true),
   httpFixture("fixture, modern, HTTP", false),
   httpFixture("fixture, legacy (2025-11-25 only), HTTP", true),
-  sdkV2Fixture
+  sdkV2Fixture,
+  exampleStdio,
+  exampleHttp
 ]
 
 describe.skipIf(!HAS_CHROMIUM)("presa-mcp app in headless chromium", () => {
@@ -250,14 +295,15 @@ describe.skipIf(!HAS_CHROMIUM)("presa-mcp app in headless chromium", () => {
         for (const part of target.result) assert.include(result, part)
 
         // the app-only tool, through the bridge, the dev host and the client
-        await view.locator("#call-app").click()
-        await view.locator("#app-answer", { hasText: target.appAnswer }).waitFor()
+        const ids = target.ids ?? FIXTURE_IDS
+        await view.locator(ids.callApp).click()
+        await view.locator(ids.appAnswer, { hasText: target.appAnswer }).waitFor()
 
         // the model-only tool is refused by the host (the server never sees the call)
-        await view.locator("#call-model").click()
+        await view.locator(ids.callModel).click()
         // (any view that shows the error's message: the bridge's -32602 names the rule)
-        await view.locator("#model-refused", { hasText: /\S/ }).waitFor()
-        const refused = await view.locator("#model-refused").textContent() ?? ""
+        await view.locator(ids.modelRefused, { hasText: /\S/ }).waitFor()
+        const refused = await view.locator(ids.modelRefused).textContent() ?? ""
         assert.include(refused, "not callable from this view")
         assert.notInclude(refused, "audit: secret")
         assert.notInclude(app.stderr(), "tools/call audit_log: ok")
