@@ -319,29 +319,155 @@ const asToolReturn = (u: unknown): ToolReturn => {
 }
 
 /**
- * The JSON Schema of an Effect Schema, as a tool's `inputSchema`/`outputSchema`.
+ * The JSON Schema of an Effect Schema, as a tool's `inputSchema`/`outputSchema`: `JSONSchema.make`
+ * (2020-12 target, `$schema` left out so the MCP default dialect applies) with every definition
+ * inlined where it is used, so a model reads one self-contained schema: a `Schema.Class`, a branded
+ * or an identified schema (`Schema.Int`) appears in place, never as a `$ref`. Only recursive
+ * definitions (a `Schema.suspend` that reaches itself) stay in `$defs`, referenced as
+ * `#/$defs/<identifier>`; `$defs` is absent when there are none.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const deriveJsonSchema = <A, I>(schema: Schema.Schema<A, I>): JsonRpc.JsonObject => {
-  const { $schema: _ignored, ...rest } = JSONSchema.make(schema, { target: "jsonSchema2020-12" })
-  return rest
+  const { $defs, $schema: _ignored, ...rest } = JSONSchema.make(schema, { target: "jsonSchema2020-12" })
+  return $defs === undefined ? rest : inlineDefinitions(rest, $defs)
+}
+
+const DEFS_PREFIX = "#/$defs/"
+
+/** `root` with each `$ref` into `defs` replaced by the definition, except the recursive ones. */
+const inlineDefinitions = (
+  root: JsonRpc.JsonObject,
+  defs: Readonly<Record<string, unknown>>
+): JsonRpc.JsonObject => {
+  const refsOf = (node: unknown, out: Set<string>): Set<string> => {
+    if (Array.isArray(node)) { for (const item of node) refsOf(item, out) }
+    else if (JsonRpc.isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "$ref" && typeof value === "string" && value.startsWith(DEFS_PREFIX)) {
+          out.add(value.slice(DEFS_PREFIX.length))
+        } else refsOf(value, out)
+      }
+    }
+    return out
+  }
+  const edges = new Map(Object.entries(defs).map(([name, def]) => [name, refsOf(def, new Set())]))
+  // A definition is recursive when it reaches itself through the references of its definitions.
+  const reaches = (from: string, target: string, seen: Set<string>): boolean => {
+    for (const next of edges.get(from) ?? []) {
+      if (next === target) return true
+      if (!seen.has(next)) {
+        seen.add(next)
+        if (reaches(next, target, seen)) return true
+      }
+    }
+    return false
+  }
+  const recursive = new Set([...edges.keys()].filter((name) => reaches(name, name, new Set())))
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline)
+    if (!JsonRpc.isObject(node)) return node
+    const ref = node.$ref
+    if (typeof ref === "string" && ref.startsWith(DEFS_PREFIX)) {
+      const name = ref.slice(DEFS_PREFIX.length)
+      if (!recursive.has(name) && Object.hasOwn(defs, name)) {
+        const { $ref: _ref, ...siblings } = node
+        const target = inline(defs[name])
+        return JsonRpc.isObject(target) ? { ...target, ...mapValues(siblings, inline) } : target
+      }
+    }
+    return mapValues(node, inline)
+  }
+  // A recursive root (an identified `Schema.suspend` itself) is given in place once: the root of
+  // an `inputSchema` must be the object schema, not a reference.
+  const rootRef = typeof root.$ref === "string" && root.$ref.startsWith(DEFS_PREFIX)
+    ? root.$ref.slice(DEFS_PREFIX.length)
+    : undefined
+  const rootDef = rootRef === undefined ? undefined : defs[rootRef]
+  const inlined = rootRef !== undefined && JsonRpc.isObject(rootDef)
+    ? { ...mapValues(rootDef, inline), ...mapValues(omitRef(root), inline) }
+    : mapValues(root, inline)
+  if (recursive.size === 0) return inlined
+  // Only the recursive definitions the (inlined) schema still references stay, with theirs.
+  const kept: Record<string, unknown> = {}
+  const keep = (name: string): void => {
+    if (Object.hasOwn(kept, name) || !recursive.has(name)) return
+    kept[name] = inline(defs[name])
+    for (const next of refsOf(kept[name], new Set())) keep(next)
+  }
+  for (const name of refsOf(inlined, new Set())) keep(name)
+  return Object.keys(kept).length === 0 ? inlined : { ...inlined, $defs: kept }
+}
+
+const omitRef = ({ $ref: _ref, ...rest }: JsonRpc.JsonObject): JsonRpc.JsonObject => rest
+
+const mapValues = (node: JsonRpc.JsonObject, f: (value: unknown) => unknown): JsonRpc.JsonObject => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) out[key] = f(value)
+  return out
 }
 
 /**
- * `"<prefix> at /a/0: message"` from a Schema `ParseError` (paths as JSON Pointers).
+ * `"<prefix> at /a/0: message"` from a Schema `ParseError` (paths as JSON Pointers), worded as the
+ * built-in JSON Schema validator words its issues: one message per path, `expected <what>, got
+ * <value>` (`"Invalid arguments at /limit: expected a number between 1 and 100, got 500"`), the
+ * alternatives of a union joined (`expected "a", "b" or a number, got true`) with the `undefined`
+ * of an optional property left out, `is required` for a missing property, `is not allowed` for an
+ * excess one. A message annotation (`Schema.filter(..., { message })`) is kept as written.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const formatParseError = (prefix: string, error: ParseResult.ParseError): string => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  return issues.map((issue, i) =>
-    `${i === 0 ? `${prefix} at` : "at"} ${
-      issue.path.length === 0
-        ? "/"
-        : issue.path.map((k) => "/" + String(k).replace(/~/g, "~0").replace(/\//g, "~1")).join("")
-    }: ${issue.message}`
-  ).join("; ")
+  const groups: Array<{ readonly path: string; readonly messages: Array<string> }> = []
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = issue.path.length === 0
+      ? "/"
+      : issue.path.map((k) => "/" + String(k).replace(/~/g, "~0").replace(/\//g, "~1")).join("")
+    const last = groups[groups.length - 1]
+    if (last !== undefined && last.path === path) last.messages.push(issue.message)
+    else groups.push({ path, messages: [issue.message] })
+  }
+  return groups.map((group, i) => `${i === 0 ? `${prefix} at` : "at"} ${group.path}: ${humane(group.messages)}`)
+    .join("; ")
 }
+
+const EXPECTED = /^Expected ([\s\S]+), actual ([\s\S]+)$/
+
+/** One path's messages as one: the `Expected X, actual Y` of a union's members merged. */
+const humane = (messages: ReadonlyArray<string>): string => {
+  const parsed = messages.map((message) => EXPECTED.exec(message))
+  if (parsed.every((m) => m !== null)) {
+    const actual = parsed[0]?.[2] ?? ""
+    const described = [...new Set(parsed.map((m) => describeExpected(m?.[1] ?? "")))]
+    const wanted = described.length > 1 ? described.filter((d) => d !== "undefined") : described
+    return `expected ${joinAlternatives(wanted)}, got ${actual}`
+  }
+  return [...new Set(messages.map(rephrase))].join("; ")
+}
+
+const rephrase = (message: string): string => {
+  if (message === "is missing") return "is required"
+  if (message.startsWith("is unexpected")) return "is not allowed"
+  const m = EXPECTED.exec(message)
+  return m === null ? message : `expected ${describeExpected(m[1] ?? "")}, got ${m[2] ?? ""}`
+}
+
+const ARTICLES: Readonly<Record<string, string>> = {
+  string: "a string",
+  number: "a number",
+  boolean: "a boolean",
+  bigint: "a bigint",
+  object: "an object",
+  symbol: "a symbol"
+}
+
+/** Effect's expected type as a person names it: `string` → `a string`; a brand left out. */
+const describeExpected = (expected: string): string => {
+  const plain = expected.replace(/ & Brand<[^>]*>/g, "")
+  return ARTICLES[plain] ?? plain
+}
+
+const joinAlternatives = (items: ReadonlyArray<string>): string =>
+  items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`
