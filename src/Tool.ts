@@ -113,14 +113,71 @@ export interface JsonTool<R = never> extends Common {
  * @since 0.1.0
  * @category models
  */
-export interface TypedTool<A, I, O, OI, R = never> extends Common {
+export interface TypedTool<A, I, O, OI, R = never, E = never, EI = never> extends Common {
   readonly parameters?: Schema.Schema<A, I>
   readonly success?: Schema.Schema<O, OI>
+  /**
+   * The tool's typed failures: a value of `E` the handler fails with (one that `Schema.is(failure)`
+   * accepts) is answered as an `isError: true` result whose `structuredContent` is its encoding
+   * (and whose text is that JSON), so a typed client ({@link Definition}, `McpClient.call`) decodes
+   * it back to `E`. Default: none.
+   */
+  readonly failure?: Schema.Schema<E, EI>
   readonly handler: (
     args: A,
     ctx: RequestContextShape
-  ) => HandlerResult<NoInfer<O> | ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
+  ) => HandlerResult<NoInfer<O> | ToolReturn, ToolError | JsonRpc.McpError | InputRequired | NoInfer<E>, R>
 }
+
+/**
+ * What a client and a server share about a tool: its `name` and Schemas. `parameters` (decoded `A`,
+ * encoded `I`) encodes a typed call's arguments (absent: no arguments, `{}`); `success` (decoded `O`)
+ * decodes its `structuredContent` (absent: the call yields the raw `CallToolResult`); `failure`
+ * (decoded `E`) decodes the `structuredContent` of an `isError: true` result. A {@link make} tool is
+ * one (the same value serves the server and `McpClient.call`); a client that has only the Schemas
+ * (a shared package, a foreign server's tool) writes the record itself, or with {@link definition}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Definition<A, I, O = never, OI = never, E = never, EI = never> {
+  readonly name: string
+  readonly parameters?: Schema.Schema<A, I> | undefined
+  readonly success?: Schema.Schema<O, OI> | undefined
+  readonly failure?: Schema.Schema<E, EI> | undefined
+}
+
+/**
+ * A {@link make} tool: a JSON Schema tool for the server that keeps its Schemas, so that the same
+ * value is a {@link Definition} for a typed client call.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type SchemaTool<A, I, O, OI, E, EI, R = never> = JsonTool<R> & Definition<A, I, O, OI, E, EI>
+
+/**
+ * A client-side tool {@link Definition} without a handler (identity, for inference): the Schemas a
+ * client calls a tool with when it does not import the server's `Tool.make` value.
+ *
+ * @example
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { Tool } from "presa-mcp"
+ *
+ * const add = Tool.definition({
+ *   name: "add",
+ *   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+ *   success: Schema.Struct({ sum: Schema.Number })
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const definition = <A, I, O = never, OI = never, E = never, EI = never>(
+  definition: Definition<A, I, O, OI, E, EI> & { readonly parameters: Schema.Schema<A, I> }
+): Definition<A, I, O, OI, E, EI> => definition
 
 /**
  * A tool definition as the server takes it: a JSON Schema tool. Schema tools ({@link make}) compile
@@ -205,17 +262,23 @@ export const fromJsonSchema = <R = never>(tool: JsonTool<R>): JsonTool<Exclude<R
  * @category constructors
  */
 export const make: {
-  <O = never, OI = never, R = never>(
-    tool: TypedTool<NoArguments, NoArguments, O, OI, R> & { readonly parameters?: undefined } & NotJsonSchema
-  ): JsonTool<Exclude<R, RequestContext>>
-  <A, I, O = never, OI = never, R = never>(
-    tool: TypedTool<A, I, O, OI, R> & { readonly parameters: Schema.Schema<A, I> } & NotJsonSchema
-  ): JsonTool<Exclude<R, RequestContext>>
-} = <A, I, O, OI, R>(tool: TypedTool<A, I, O, OI, R>): JsonTool<Exclude<R, RequestContext>> => {
+  <O = never, OI = never, R = never, E = never, EI = never>(
+    tool: TypedTool<NoArguments, NoArguments, O, OI, R, E, EI> & { readonly parameters?: undefined } & NotJsonSchema
+  ): SchemaTool<NoArguments, NoArguments, O, OI, E, EI, Exclude<R, RequestContext>>
+  <A, I, O = never, OI = never, R = never, E = never, EI = never>(
+    tool: TypedTool<A, I, O, OI, R, E, EI> & { readonly parameters: Schema.Schema<A, I> } & NotJsonSchema
+  ): SchemaTool<A, I, O, OI, E, EI, Exclude<R, RequestContext>>
+} = <A, I, O, OI, R, E, EI>(
+  tool: TypedTool<A, I, O, OI, R, E, EI>
+): SchemaTool<A, I, O, OI, E, EI, Exclude<R, RequestContext>> => {
   // Untyped callers of the 0.1 API (`make({ inputSchema, handler })`): serve it as the raw JSON
   // Schema tool it is instead of dropping the schema.
   if (tool.parameters === undefined && isJsonTool(tool)) return fromJsonSchema(tool)
-  const { handler, parameters, success, ...common } = tool
+  const { failure, handler: typedHandler, parameters, success, ...common } = tool
+  // Without `failure`, `E` is `never` (only `failure` infers it): the handler is closed as it is.
+  const handler: ClosedHandler<A, O, R> = failure === undefined
+    ? erase<ClosedHandler<A, O, R>>(typedHandler)
+    : withFailure(typedHandler, failure)
   // No `parameters` (the first overload): `A` is `NoArguments`, the empty object.
   const noArguments = NO_ARGUMENTS as A
   const decode = parameters === undefined ? undefined : S.decodeUnknown(parameters)
@@ -269,8 +332,56 @@ export const make: {
     ? () => Either.right(noArguments)
     : S.decodeUnknownEither(parameters, { onExcessProperty: "error" })
   ToolArguments.register(compiled.handler, { inputSchema, decode: decodeStrict, run })
-  return fromJsonSchema(compiled)
+  // The Schemas stay on the value (never on the wire: the server builds the wire `Tool` field by
+  // field), so that it is a `Definition` for `McpClient.call`.
+  return {
+    ...fromJsonSchema(compiled),
+    ...(parameters === undefined ? {} : { parameters }),
+    ...(success === undefined ? {} : { success }),
+    ...(failure === undefined ? {} : { failure })
+  }
 }
+
+/**
+ * A handler whose failures of `failure`'s type become `ToolError`s carrying their encoding as
+ * `structuredContent` (its JSON as the text). An error that is not one (or does not encode) passes.
+ */
+type ClosedHandler<A, O, R> = (
+  args: A,
+  ctx: RequestContextShape
+) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
+
+const withFailure = <A, O, R, E, EI>(
+  handler: (
+    args: A,
+    ctx: RequestContextShape
+  ) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError | InputRequired | E, R>,
+  failure: Schema.Schema<E, EI>
+): ClosedHandler<A, O, R> => {
+  const isFailure = S.is(failure)
+  const encode = S.encodeEither(failure)
+  const toToolError = (e: E): ToolError => {
+    const encoded = encode(e)
+    const structuredContent = Either.isRight(encoded) ? encoded.right : undefined
+    return new ToolError({
+      message: structuredContent === undefined ? String(e) : JSON.stringify(structuredContent),
+      ...(structuredContent === undefined ? {} : { structuredContent })
+    })
+  }
+  return (args, ctx) => {
+    const out = handler(args, ctx)
+    if (!Effect.isEffect(out)) return out
+    return Effect.catchIf(
+      lift(() => out),
+      (e): e is E => !isOwnError(e) && isFailure(e),
+      (e) => Effect.fail(toToolError(e))
+    )
+  }
+}
+
+const isOwnError = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && "_tag" in e &&
+  (e._tag === "ToolError" || e._tag === "McpError" || e._tag === "InputRequired")
 
 const NO_ARGUMENTS: NoArguments = {}
 
