@@ -322,16 +322,15 @@ const legacyText = Tool.definition({
   parameters: Schema.Struct({}),
   success: Schema.Struct({ count: Schema.Number })
 })
-const greetDef: Prompt.Definition<
-  { readonly name: string; readonly times?: number },
-  { readonly name: string; readonly times?: string }
-> = {
+const GreetParameters = Schema.Struct({ name: Schema.String, times: Schema.optional(Schema.NumberFromString) })
+const greetDef: Prompt.Definition<typeof GreetParameters.Type, typeof GreetParameters.Encoded> = {
   name: "greet",
-  parameters: Schema.Struct({ name: Schema.String, times: Schema.optional(Schema.NumberFromString) })
+  parameters: GreetParameters
 }
-const userDef: Resource.TemplateDefinition<{ readonly id: number }, { readonly id: string }> = {
+const UserVariables = Schema.Struct({ id: Schema.NumberFromString })
+const userDef: Resource.TemplateDefinition<typeof UserVariables.Type, typeof UserVariables.Encoded> = {
   uriTemplate: "users://{id}",
-  parameters: Schema.Struct({ id: Schema.NumberFromString })
+  parameters: UserVariables
 }
 
 for (const [era, versions] of [["modern", undefined], ["legacy", ["2025-11-25"] as const]] as const) {
