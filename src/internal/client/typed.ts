@@ -4,12 +4,11 @@
  * it. Plain functions over a connected client; nothing here touches the wire directly.
  * @internal
  */
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Content from "../../Content.js"
+import { TypedCallError } from "../../Errors.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import type { CallError, CallOptions, McpClient } from "../../McpClient.js"
 import type * as McpSchema from "../../McpSchema.js"
@@ -18,14 +17,8 @@ import type * as Resource from "../../Resource.js"
 import * as Tool from "../../Tool.js"
 import * as UriTemplate from "../../UriTemplate.js"
 
-/** See `McpClient.TypedCallError`. */
-export class TypedCallError extends Data.TaggedError("TypedCallError")<{
-  readonly reason: "Arguments" | "Result" | "Failure"
-  readonly name: string
-  readonly message: string
-  readonly result?: McpSchema.CallToolResult | undefined
-  readonly cause?: ParseResult.ParseError | UriTemplate.UriTemplateError | undefined
-}> {}
+/** See `McpClient.TypedCallError` (declared in the public `Errors` module, as `ClientError` is). */
+export { TypedCallError } from "../../Errors.js"
 
 /** What a typed tool call yields: the decoded `success`, or the whole result without one. */
 export type Success<O> = [O] extends [never] ? McpSchema.CallToolResult : O
