@@ -120,7 +120,8 @@ export interface TypedTool<A, I, O, OI, R = never, E = never, EI = never> extend
    * The tool's typed failures: a value of `E` the handler fails with (one that `Schema.is(failure)`
    * accepts) is answered as an `isError: true` result whose `structuredContent` is its encoding
    * (and whose text is that JSON), so a typed client ({@link Definition}, `McpClient.call`) decodes
-   * it back to `E`. Default: none.
+   * it back to `E`. Give it an object encoding (a `Schema.TaggedError`, a struct): legacy revisions
+   * drop a non-object `structuredContent`, and the client then gets a `ToolError`. Default: none.
    */
   readonly failure?: Schema.Schema<E, EI>
   readonly handler: (
