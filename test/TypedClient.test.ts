@@ -14,6 +14,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Content, InProcess, McpClient, type McpSchema, McpServer, Prompt, Resource, Tool } from "presa-mcp"
 import * as Stdio from "../src/transport/Stdio.js"
+import * as StreamableHttp from "../src/transport/StreamableHttp.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const V2_TYPED = Path.join(ROOT, "test", "fixtures", "sdk-v2-typed-server.ts")
@@ -263,6 +264,24 @@ for (const [era, versions] of [["modern", undefined], ["legacy", ["2025-11-25"] 
       }))
   })
 }
+
+describe("typed calls against our server over Streamable HTTP (127.0.0.1 port 0)", () => {
+  it.scopedLive("success, typed failure, prompt and template on a real transport", () =>
+    Effect.gen(function*() {
+      const { url } = yield* StreamableHttp.serve(yield* makeServer(), { port: 0 })
+      const client = yield* McpClient.connect(yield* StreamableHttp.client({ url }))
+      assert.deepStrictEqual(yield* McpClient.call(client, search, { query: "h", limit: 1 }), {
+        hits: ["h-0"],
+        total: 1
+      })
+      assert.instanceOf(yield* Effect.flip(McpClient.call(client, search, { query: "none" })), NoHits)
+      assert.strictEqual(
+        Content.textOf(yield* McpClient.prompt(client, greet, { name: "Cy", times: 4 })),
+        "Hello, Cy! x4"
+      )
+      assert.strictEqual(Content.textOf(yield* McpClient.readTemplate(client, user, { id: 1 })), "user 1 (next 2)")
+    }))
+})
 
 describe("typed definitions never reach the wire", () => {
   it.effect("tools/list, prompts/list, templates/list carry no Schema fields", () =>
