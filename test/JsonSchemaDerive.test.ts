@@ -10,7 +10,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { Content, InProcess, McpClient, McpServer, Prompt, Tool } from "presa-mcp"
+import { Content, InProcess, JsonSchema, McpClient, McpServer, Prompt, Tool } from "presa-mcp"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
 
 class Person extends Schema.Class<Person>("Person")({ name: Schema.String, age: Schema.Int }) {}
@@ -255,6 +255,17 @@ describe("argument errors read as a person writes them", () => {
         }
       }).pipe(Effect.scoped))
   }
+
+  it("JsonSchema.validate: a minimum+maximum pair reads as one range with the value; one bound as before", () => {
+    expect(JsonSchema.validate({ type: "integer", minimum: 1, maximum: 3 }, 7)).toEqual([
+      { path: "", message: "expected an integer between 1 and 3, got 7" }
+    ])
+    expect(JsonSchema.validate({ minimum: 1, maximum: 3 }, 0.5)).toEqual([
+      { path: "", message: "expected a number between 1 and 3, got 0.5" }
+    ])
+    expect(JsonSchema.validate({ minimum: 1, maximum: 3 }, 2)).toEqual([])
+    expect(JsonSchema.validate({ maximum: 3 }, 4)).toEqual([{ path: "", message: "must be <= 3" }])
+  })
 
   it("Tool.formatParseError: optional members, unions, brands, custom messages", () => {
     const P = Schema.Struct({
