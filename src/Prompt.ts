@@ -133,6 +133,17 @@ export interface Definition<A, I extends Readonly<Record<string, string | undefi
 }
 
 /**
+ * A client-side prompt {@link Definition} without a handler (identity, for inference): the Schema a
+ * client gets a prompt with when it does not import the server's `Prompt.make` value.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const definition = <A, I extends Readonly<Record<string, string | undefined>>>(
+  definition: Definition<A, I>
+): Definition<A, I> => definition
+
+/**
  * Defines a prompt, in one of two forms:
  *
  * - with `parameters`, an Effect Schema struct: the `arguments` list of `prompts/list` is derived

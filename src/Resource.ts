@@ -171,6 +171,17 @@ export interface TemplateDefinition<A, I extends Variables> {
 }
 
 /**
+ * A client-side {@link TemplateDefinition} without a handler (identity, for inference): the Schema
+ * a client reads a template's resources with when it does not import the server's value.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const templateDefinition = <A, I extends Variables>(
+  definition: TemplateDefinition<A, I>
+): TemplateDefinition<A, I> => definition
+
+/**
  * A resource template whose variables are an Effect Schema (`parameters`: a struct whose encoded
  * fields are the template's variables as strings, e.g. `Schema.Struct({ id: Schema.NumberFromString })`
  * for `notes://{id}`): the handler gets them decoded, typed `A`. The shape {@link template} takes

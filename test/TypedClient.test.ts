@@ -341,16 +341,14 @@ const legacyText = Tool.definition({
   parameters: Schema.Struct({}),
   success: Schema.Struct({ count: Schema.Number })
 })
-const GreetParameters = Schema.Struct({ name: Schema.String, times: Schema.optional(Schema.NumberFromString) })
-const greetDef: Prompt.Definition<typeof GreetParameters.Type, typeof GreetParameters.Encoded> = {
+const greetDef = Prompt.definition({
   name: "greet",
-  parameters: GreetParameters
-}
-const UserVariables = Schema.Struct({ id: Schema.NumberFromString })
-const userDef: Resource.TemplateDefinition<typeof UserVariables.Type, typeof UserVariables.Encoded> = {
+  parameters: Schema.Struct({ name: Schema.String, times: Schema.optional(Schema.NumberFromString) })
+})
+const userDef = Resource.templateDefinition({
   uriTemplate: "users://{id}",
-  parameters: UserVariables
-}
+  parameters: Schema.Struct({ id: Schema.NumberFromString })
+})
 
 for (const [era, versions] of [["modern", undefined], ["legacy", ["2025-11-25"] as const]] as const) {
   layer(spawnV2(versions), { timeout: 30_000 })(
