@@ -15,6 +15,7 @@
  */
 import * as Data from "effect/Data"
 import * as Schema from "effect/Schema"
+import type * as McpSchema from "./McpSchema.js"
 
 /**
  * A definition was refused when the server was built or changed (a non-object `inputSchema`
@@ -28,6 +29,24 @@ export class DefinitionError extends Data.TaggedError("DefinitionError")<{
   readonly kind: "tool" | "resource" | "resourceTemplate" | "prompt" | "skill"
   readonly name: string
   readonly message: string
+}> {}
+
+/**
+ * A typed client call whose Schemas did not fit (`reason`: `"Arguments"`, `"Result"`,
+ * `"Failure"`). Documented on `McpClient.TypedCallError`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class TypedCallError extends Data.TaggedError("TypedCallError")<{
+  readonly reason: "Arguments" | "Result" | "Failure"
+  /** The tool's or prompt's name, or the template's `uriTemplate`. */
+  readonly name: string
+  readonly message: string
+  /** The result as received (`"Result"`, `"Failure"`). */
+  readonly result?: McpSchema.CallToolResult | undefined
+  /** The Schema `ParseError`, or the `UriTemplateError` of a template that is not RFC 6570. */
+  readonly cause?: unknown
 }> {}
 
 /**

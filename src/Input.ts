@@ -21,11 +21,15 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as JsonRpc from "./JsonRpc.js"
 import * as McpSchema from "./McpSchema.js"
 import { RequestContext } from "./RequestContext.js"
+import { deriveJsonSchema } from "./Tool.js"
 
 /**
  * One question for the client: `{method, params?}` (no `jsonrpc`, no `id`).
@@ -184,22 +188,220 @@ export const ask = <A, I>(
   })
 
 /**
- * Asks the user for a form (`elicitation/create`, form mode): `requestedSchema` is a flat object
- * schema of primitive properties (MCP 2026-07-28, Client Features, Elicitation). Yields the `ElicitResult`.
+ * The encoded shape of a form {@link elicit} may ask for: a flat record of the values elicitation
+ * allows (MCP 2025-11-25 / 2026-07-28, Elicitation › Requested Schema): strings (plain, with a
+ * `format`, or one of an enum), numbers, booleans, and arrays of strings (a multi-select enum).
+ * A Schema whose encoded side is nested is refused by the compiler.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ElicitForm = Readonly<Record<string, string | number | boolean | ReadonlyArray<string> | undefined>>
+
+/**
+ * The answer to a Schema-first {@link elicit}: `accept` with the form's `content` decoded, or
+ * `decline` / `cancel` (no content).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ElicitAnswer<A> =
+  | { readonly action: "accept"; readonly content: A }
+  | { readonly action: "decline" | "cancel" }
+
+/**
+ * A Schema {@link elicit} cannot send as a form: its JSON Schema is not an object of primitive
+ * properties (`property` names the first one that is not: a nested object, a union of different
+ * types, an array of anything but an enum of strings, a recursive reference). A programming
+ * error: {@link elicit} dies with it (a tool answers `isError` naming `ElicitSchemaError`, the cause
+ * is logged); {@link requestedSchema} returns it, to check a Schema ahead (in a test).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ElicitSchemaError extends Data.TaggedError("ElicitSchemaError")<{
+  readonly message: string
+  readonly property?: string
+}> {}
+
+const PRIMITIVE_KEYWORDS: Readonly<Record<string, ReadonlyArray<string>>> = {
+  string: ["type", "title", "description", "minLength", "maxLength", "format", "default", "enum", "enumNames", "oneOf"],
+  number: ["type", "title", "description", "minimum", "maximum", "default"],
+  integer: ["type", "title", "description", "minimum", "maximum", "default"],
+  boolean: ["type", "title", "description", "default"],
+  array: ["type", "title", "description", "minItems", "maxItems", "items", "default"]
+}
+
+const pick = (node: JsonRpc.JsonObject, keys: ReadonlyArray<string>): JsonRpc.JsonObject => {
+  const out: Record<string, unknown> = {}
+  for (const key of keys) if (node[key] !== undefined) out[key] = node[key]
+  return out
+}
+
+/** An enum of strings (`enum`, or `anyOf` of `const`s as titled options), as elicitation's `enum`. */
+const stringEnum = (node: JsonRpc.JsonObject): JsonRpc.JsonObject | undefined => {
+  if (node.type === "string" && Array.isArray(node.enum) && node.enum.every((v) => typeof v === "string")) {
+    return pick(node, ["type", "enum", "title", "description"])
+  }
+  if (Array.isArray(node.anyOf)) {
+    const members = node.anyOf.map((m) => JsonRpc.isObject(m) ? stringEnum(m) : undefined)
+    const values = members.flatMap((m) => Array.isArray(m?.enum) ? m.enum : [undefined])
+    if (values.length > 0 && values.every((v) => typeof v === "string")) {
+      return { type: "string", enum: values, ...pick(node, ["title", "description"]) }
+    }
+  }
+  return undefined
+}
+
+/** One property of the form as elicitation allows it, or why not. */
+const primitiveProperty = (name: string, node: unknown): Either.Either<JsonRpc.JsonObject, ElicitSchemaError> => {
+  const refuse = (what: string) =>
+    Either.left(
+      new ElicitSchemaError({
+        property: name,
+        message: `property "${name}" ${what}: elicitation allows only strings, numbers, booleans and enums`
+      })
+    )
+  if (!JsonRpc.isObject(node)) return refuse("has no schema")
+  const asEnum = stringEnum(node)
+  if (asEnum !== undefined) return Either.right(asEnum)
+  const type = node.type
+  if (typeof type !== "string") return refuse(node.$ref !== undefined ? "is recursive" : "is a union of types")
+  if (type === "array") {
+    const items = JsonRpc.isObject(node.items) ? stringEnum(node.items) : undefined
+    return items === undefined
+      ? refuse("is an array of anything but an enum of strings")
+      : Either.right({ ...pick(node, PRIMITIVE_KEYWORDS.array ?? []), items: pick(items, ["type", "enum"]) })
+  }
+  const keywords = PRIMITIVE_KEYWORDS[type]
+  if (keywords === undefined) return refuse(`is of type ${type}`)
+  return Either.right(withoutFilterTitle(pick(node, keywords)))
+}
+
+/**
+ * Effect titles a built-in filter after its call (`between(0, 150)`, `int`): a form's user would
+ * read that as the field's label, so it is left out (the filter's description stays).
+ */
+const withoutFilterTitle = (node: JsonRpc.JsonObject): JsonRpc.JsonObject => {
+  const { title, ...rest } = node
+  return typeof title === "string" && (/^[a-z][A-Za-z]*\(.*\)$/.test(title) || FILTER_TITLES.has(title)) ? rest : node
+}
+
+const FILTER_TITLES: ReadonlySet<string> = new Set(
+  [Schema.Int, Schema.NonNegativeInt, Schema.NonNegative, Schema.Positive, Schema.Finite, Schema.NonEmptyString]
+    .flatMap((schema) => Option.toArray(SchemaAST.getTitleAnnotation(schema.ast)))
+)
+
+/**
+ * The `requestedSchema` {@link elicit} sends for `schema`: its JSON Schema (`Tool.deriveJsonSchema`)
+ * cut down to what elicitation allows: `{type: "object", properties, required?}` where each
+ * property keeps only its form keywords (`title`, `description`, `default`; `minLength`,
+ * `maxLength`, `format` for strings; `minimum`, `maximum` for numbers; `enum` for a union of string
+ * literals; `items: {type: "string", enum}` for an array of one). A string `format` (`email`,
+ * `uri`, `date`, `date-time`) comes from a `jsonSchema` annotation:
+ * `Schema.String.annotations({ jsonSchema: { format: "email" } })`.
+ *
+ * Fails with `ElicitSchemaError` when the Schema is not such a flat form (see there).
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const requestedSchema = <A, I extends ElicitForm>(
+  schema: Schema.Schema<A, I>
+): Either.Either<JsonRpc.JsonObject, ElicitSchemaError> => {
+  const derived = deriveJsonSchema(schema)
+  if (derived.type !== "object" || !JsonRpc.isObject(derived.properties)) {
+    return Either.left(new ElicitSchemaError({ message: "an elicitation form must be a struct of properties" }))
+  }
+  const properties: Record<string, unknown> = {}
+  for (const [name, node] of Object.entries(derived.properties)) {
+    const property = primitiveProperty(name, node)
+    if (Either.isLeft(property)) return Either.left(property.left)
+    properties[name] = property.right
+  }
+  const required = Array.isArray(derived.required) ? derived.required : []
+  return Either.right({ type: "object", properties, ...(required.length === 0 ? {} : { required }) })
+}
+
+const answerSchema = <A, I>(content: Schema.Schema<A, I>) =>
+  Schema.Union(
+    Schema.Struct({ action: Schema.Literal("accept"), content }),
+    Schema.Struct({ action: Schema.Literal("decline", "cancel") })
+  )
+
+/**
+ * Asks the user for a form (`elicitation/create`, form mode; MCP 2026-07-28, Client Features,
+ * Elicitation), in one of two forms:
+ *
+ * - Schema-first: `schema` is an Effect Schema of a flat form ({@link ElicitForm}: strings, numbers,
+ *   booleans, enums; a nested one does not compile). The `requestedSchema` sent is derived from it
+ *   ({@link requestedSchema}); the answer is an {@link ElicitAnswer}: `accept` with the `content`
+ *   decoded by `schema`, or `decline` / `cancel`. Content that does not decode fails with
+ *   `McpError` -32602 (as any malformed answer). A Schema whose JSON Schema is not a flat form (a
+ *   refinement to an object, say) dies with `ElicitSchemaError`.
+ * - Raw: `requestedSchema` is the JSON Schema as sent (a flat object schema of primitive
+ *   properties); yields the `ElicitResult` as the client answered it.
+ *
+ * Modern era: an `input_required` round (the answer arrives on the retry); legacy: an
+ * `elicitation/create` request on the session. Fails with `McpError` -32021 when the client did not
+ * declare `elicitation`.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import { Input, Tool } from "presa-mcp"
+ *
+ * const book = Tool.make({
+ *   name: "book",
+ *   handler: () =>
+ *     Effect.gen(function*() {
+ *       const answer = yield* Input.elicit(
+ *         "Where to?",
+ *         Schema.Struct({ city: Schema.String, nights: Schema.Int, seat: Schema.Literal("aisle", "window") })
+ *       )
+ *       return answer.action === "accept" ? `Booked ${answer.content.nights} nights in ${answer.content.city}` : "Not booked"
+ *     })
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const elicit = (
+export function elicit<A, I extends ElicitForm>(
+  message: string,
+  schema: Schema.Schema<A, I>,
+  options?: { readonly key?: string }
+): Effect.Effect<ElicitAnswer<A>, InputError, RequestContext>
+export function elicit(
   message: string,
   requestedSchema: JsonRpc.JsonObject,
   options?: { readonly key?: string }
-): Effect.Effect<ElicitResult, InputError, RequestContext> =>
-  ask(
-    { method: McpSchema.ClientMethod.elicitationCreate, params: { message, requestedSchema } },
-    ElicitResult,
-    options?.key
-  )
+): Effect.Effect<ElicitResult, InputError, RequestContext>
+export function elicit<A, I extends ElicitForm>(
+  message: string,
+  schema: Schema.Schema<A, I> | JsonRpc.JsonObject,
+  options?: { readonly key?: string }
+): Effect.Effect<ElicitAnswer<A> | ElicitResult, InputError, RequestContext> {
+  if (!isSchema(schema)) {
+    return ask(
+      { method: McpSchema.ClientMethod.elicitationCreate, params: { message, requestedSchema: schema } },
+      ElicitResult,
+      options?.key
+    )
+  }
+  return Either.match(requestedSchema(schema), {
+    onLeft: (error) => Effect.die(error),
+    onRight: (derived) =>
+      ask(
+        { method: McpSchema.ClientMethod.elicitationCreate, params: { message, requestedSchema: derived } },
+        answerSchema(schema),
+        options?.key
+      )
+  })
+}
+
+const isSchema = <A, I>(u: Schema.Schema<A, I> | JsonRpc.JsonObject): u is Schema.Schema<A, I> => Schema.isSchema(u)
 
 /**
  * Asks the user to open a URL (`elicitation/create`, URL mode; needs the client's

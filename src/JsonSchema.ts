@@ -237,9 +237,15 @@ const validateString = (ctx: Context, schema: JsonObject, value: string, path: s
 /** @internal */
 const validateNumber = (ctx: Context, schema: JsonObject, value: number, path: string): void => {
   const minimum = own(schema, "minimum")
-  if (isNumber(minimum) && value < minimum) report(ctx, path, `must be >= ${minimum}`)
   const maximum = own(schema, "maximum")
-  if (isNumber(maximum) && value > maximum) report(ctx, path, `must be <= ${maximum}`)
+  if (isNumber(minimum) && isNumber(maximum) && (value < minimum || value > maximum)) {
+    // Both bounds read as one range, with the value given.
+    const what = own(schema, "type") === "integer" ? "an integer" : "a number"
+    report(ctx, path, `expected ${what} between ${minimum} and ${maximum}, got ${value}`)
+  } else {
+    if (isNumber(minimum) && value < minimum) report(ctx, path, `must be >= ${minimum}`)
+    if (isNumber(maximum) && value > maximum) report(ctx, path, `must be <= ${maximum}`)
+  }
   const exclusiveMinimum = own(schema, "exclusiveMinimum")
   if (isNumber(exclusiveMinimum) && value <= exclusiveMinimum) report(ctx, path, `must be > ${exclusiveMinimum}`)
   const exclusiveMaximum = own(schema, "exclusiveMaximum")

@@ -29,12 +29,16 @@ import * as internal from "./internal/client/connect.js"
 import * as internalEra from "./internal/client/eraCache.js"
 import * as internalError from "./internal/client/error.js"
 import * as internalListen from "./internal/client/listen.js"
+import * as internalTyped from "./internal/client/typed.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as JsonSchema from "./JsonSchema.js"
 import type * as McpSchema from "./McpSchema.js"
+import type * as Prompt from "./Prompt.js"
+import type * as Resource from "./Resource.js"
 import type * as Skill from "./Skill.js"
 import type * as Task from "./Task.js"
 import type * as Telemetry from "./Telemetry.js"
+import type * as Tool from "./Tool.js"
 import { ClientTransport, type RequestOptions, type TransportError } from "./Transport.js"
 
 /**
@@ -690,3 +694,130 @@ export const isResourceNotFound = (error: CallError): boolean =>
   (error.code === JsonRpc.ErrorCode.LegacyResourceNotFound ||
     (error.code === JsonRpc.ErrorCode.InvalidParams &&
       ((JsonRpc.isObject(error.data) && "uri" in error.data) || /\bnot found\b/i.test(error.message))))
+
+// ---------------------------------------------------------------------------------------------
+// typed calls from shared definitions
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A typed call ({@link call}, {@link prompt}, {@link readTemplate}) whose Schemas did not fit. A local
+ * failure, never on the wire. `reason`:
+ *
+ * - `"Arguments"`: the arguments (or URI variables) did not encode with the definition's
+ *   `parameters` (a refinement failed, say), or the `uriTemplate` is not RFC 6570: nothing was sent;
+ * - `"Result"`: the tool succeeded but its `structuredContent` does not decode with `success`;
+ * - `"Failure"`: the tool answered `isError: true` with a `structuredContent` that does not decode
+ *   with `failure`.
+ *
+ * `name` is the tool's or prompt's name (the `uriTemplate` for a template), `result` the result as
+ * received ("Result", "Failure"), `cause` the Schema `ParseError` (or `UriTemplateError`); `message`
+ * reads as `Tool.formatParseError` words it.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const TypedCallError: typeof internalTyped.TypedCallError = internalTyped.TypedCallError
+
+/**
+ * @since 0.2.0
+ * @category errors
+ */
+export type TypedCallError = internalTyped.TypedCallError
+
+/**
+ * What {@link call} yields for a tool definition with success type `O`: `O`, or the whole
+ * `CallToolResult` when the definition has no `success` Schema (`O` is `never`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Success<O> = internalTyped.Success<O>
+
+/**
+ * Calls a tool from a definition both sides share (the server's `Tool.make` value, or a
+ * `Tool.Definition` record of Schemas for any server, ours or not): `tools/call` with `args` encoded
+ * by `tool.parameters` (no `parameters`: `{}`), yielding the result decoded by `tool.success`.
+ *
+ * - Success: the `structuredContent` decoded with `success` (a non-object `success` is read from
+ *   `{value}`, as `Tool.make` sends it; a result without `structuredContent` is read from the JSON of
+ *   its only text block, the spec's backwards-compatible form). Without `success`, the whole
+ *   `CallToolResult`.
+ * - `isError: true`: fails with the tool's error. With a `failure` Schema and a `structuredContent`,
+ *   that content decoded as `E`; otherwise `Tool.ToolError` with the result's text as `message` and
+ *   its `content` / `structuredContent` (argument errors, SEP-1303, arrive this way: no
+ *   `structuredContent`).
+ * - A result that does not decode: `TypedCallError` "Result" / "Failure" (with the raw result);
+ *   arguments that do not encode: `TypedCallError` "Arguments", and nothing is sent.
+ * - Protocol failures as `client.callTool`: `McpError` (the server's JSON-RPC error: -32602 unknown
+ *   tool, -32603 internal error, …), `TransportError`, `ClientError`.
+ *
+ * `options` are `client.callTool`'s (per-call hooks, `timeout`, `_meta`).
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import { InProcess, McpClient, McpServer, Tool } from "presa-mcp"
+ *
+ * const add = Tool.make({
+ *   name: "add",
+ *   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+ *   success: Schema.Struct({ sum: Schema.Number }),
+ *   handler: ({ a, b }) => ({ sum: a + b })
+ * })
+ *
+ * const program = Effect.gen(function*() {
+ *   const server = yield* McpServer.make({ name: "calc", version: "1.0.0", tools: [add] })
+ *   const client = yield* McpClient.connect(yield* InProcess.client(server))
+ *   const { sum } = yield* McpClient.call(client, add, { a: 1, b: 2 }) // sum: number
+ *   return sum
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const call: <A, I, O = never, OI = never, E = never, EI = never>(
+  client: McpClient,
+  tool: Tool.Definition<A, I, O, OI, E, EI>,
+  args: A,
+  options?: CallOptions & { readonly _meta?: JsonRpc.JsonObject }
+) => Effect.Effect<Success<O>, E | Tool.ToolError | TypedCallError | CallError> = internalTyped.call
+
+/**
+ * Gets a prompt from a definition both sides share (a `Prompt.make` value with `parameters`, or a
+ * `Prompt.Definition`): `prompts/get` with `args` encoded by `parameters` to the strings the wire
+ * carries (an `undefined` one left out). Yields the `GetPromptResult`.
+ *
+ * Fails with `TypedCallError` "Arguments" (they do not encode; nothing is sent) or as
+ * `client.getPrompt`: `McpError` -32602 (unknown prompt, a missing or invalid argument), …
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const prompt: <A, I extends Readonly<Record<string, string | undefined>>>(
+  client: McpClient,
+  definition: Prompt.Definition<A, I>,
+  args: A,
+  options?: CallOptions
+) => Effect.Effect<McpSchema.GetPromptResult, TypedCallError | CallError> = internalTyped.prompt
+
+/**
+ * Reads a resource of a template both sides share (a `Resource.template` value with `parameters`, or
+ * a `Resource.TemplateDefinition`): the variables are encoded by `parameters` and expanded into the
+ * `uriTemplate` (RFC 6570, `UriTemplate.expand`), then `resources/read`. Yields the
+ * `ReadResourceResult`.
+ *
+ * Fails with `TypedCallError` "Arguments" (variables that do not encode, a template that is not
+ * RFC 6570; nothing is sent) or as `client.readResource`: `McpError` -32602 with `data.uri` (not
+ * found; see {@link isResourceNotFound}), …
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const readTemplate: <A, I extends Resource.Variables>(
+  client: McpClient,
+  definition: Resource.TemplateDefinition<A, I>,
+  variables: A,
+  options?: CallOptions
+) => Effect.Effect<McpSchema.ReadResourceResult, TypedCallError | CallError> = internalTyped.readTemplate

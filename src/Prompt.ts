@@ -122,6 +122,30 @@ export interface SchemaPrompt<A, I extends Readonly<Record<string, string | unde
 }
 
 /**
+ * What a client and a server share about a prompt: its `name` and the Schema of its arguments
+ * (decoded `A`, encoded `I`: strings, as `prompts/get` sends them). A {@link make} prompt with
+ * `parameters` is one; `McpClient.prompt` encodes typed arguments with it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Definition<A, I extends Readonly<Record<string, string | undefined>>> {
+  readonly name: string
+  readonly parameters: Schema.Schema<A, I>
+}
+
+/**
+ * A client-side prompt {@link Definition} without a handler (identity, for inference): the Schema a
+ * client gets a prompt with when it does not import the server's `Prompt.make` value.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const definition = <A, I extends Readonly<Record<string, string | undefined>>>(
+  definition: Definition<A, I>
+): Definition<A, I> => definition
+
+/**
  * Defines a prompt, in one of two forms:
  *
  * - with `parameters`, an Effect Schema struct: the `arguments` list of `prompts/list` is derived
@@ -130,6 +154,8 @@ export interface SchemaPrompt<A, I extends Readonly<Record<string, string | unde
  *   arguments that do not decode are -32602 `Invalid arguments at <pointer>: <message>` (MCP
  *   2026-07-28, Server › Prompts › Error Handling: invalid arguments are -32602).
  * - with an `arguments` array (or none): the handler gets the arguments as sent (strings).
+ *
+ * With `parameters` the value keeps them, so it is also a {@link Definition} for `McpClient.prompt`.
  *
  * Infers the services `R` the handler (and completion functions) need besides `RequestContext`.
  *
@@ -154,21 +180,24 @@ export interface SchemaPrompt<A, I extends Readonly<Record<string, string | unde
 export const make: {
   <A, I extends Readonly<Record<string, string | undefined>>, R = never>(
     prompt: SchemaPrompt<A, I, R>
-  ): Prompt<Exclude<R, RequestContext>>
+  ): Prompt<Exclude<R, RequestContext>> & Definition<A, I>
   <R = never>(prompt: Prompt<R>): Prompt<Exclude<R, RequestContext>>
 } = <A, I extends Readonly<Record<string, string | undefined>>, R>(
   prompt: SchemaPrompt<A, I, R> | Prompt<R>
-): Prompt<Exclude<R, RequestContext>> =>
-  // `R` as inferred may include `RequestContext` (always provided): the result type drops it.
-  erase<Prompt<Exclude<R, RequestContext>>>("parameters" in prompt ? fromSchema(prompt) : prompt)
+): Prompt<Exclude<R, RequestContext>> & Definition<A, I> =>
+  // `R` as inferred may include `RequestContext` (always provided): the result type drops it (the
+  // plain form has no `parameters`: its overload says so).
+  erase<Prompt<Exclude<R, RequestContext>> & Definition<A, I>>("parameters" in prompt ? fromSchema(prompt) : prompt)
 
 const fromSchema = <A, I extends Readonly<Record<string, string | undefined>>, R>(
   prompt: SchemaPrompt<A, I, R>
-): Prompt<R> => {
+): Prompt<R> & Definition<A, I> => {
   const { complete, handler, parameters, ...common } = prompt
   const decode = S.decodeUnknown(parameters)
   return {
     ...common,
+    // kept for `McpClient.prompt` (never on the wire: the server lists `arguments`)
+    parameters,
     arguments: deriveArguments(parameters),
     ...(complete === undefined ? {} : { complete: completions(complete) }),
     handler: (args, ctx) =>

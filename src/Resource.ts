@@ -8,13 +8,17 @@
  *
  * @since 0.1.0
  */
-import type * as Effect from "effect/Effect"
-import type { DefinitionServices, HandlerResult } from "./Handler.js"
+import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
+import * as S from "effect/Schema"
+import { type DefinitionServices, type HandlerResult, lift } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import { erase } from "./internal/erase.js"
-import type * as JsonRpc from "./JsonRpc.js"
+import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
+import { formatParseError } from "./Tool.js"
+import type * as UriTemplate from "./UriTemplate.js"
 
 /**
  * What a resource handler may return:
@@ -145,10 +149,125 @@ export const make = <R = never>(resource: Resource<R>): Resource<Exclude<R, Requ
   erase<Resource<Exclude<R, RequestContext>>>(resource)
 
 /**
- * Defines a resource template (identity, for inference of the handler's services `R`).
+ * The encoded form of a template's variables: what `UriTemplate.match` yields on the server and
+ * `UriTemplate.expand` takes on the client (a string per variable; a list or record for an
+ * explode modifier; `undefined` for one left out).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Variables = Readonly<Record<string, UriTemplate.ExpandValue>>
+
+/**
+ * What a client and a server share about a resource template: its `uriTemplate` and the Schema of
+ * its variables (decoded `A`, encoded `I`: strings, as they appear in the URI). A
+ * {@link template} made with `parameters` is one; `McpClient.readTemplate` expands the URI from
+ * typed variables with it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TemplateDefinition<A, I extends Variables> {
+  readonly uriTemplate: string
+  readonly parameters: Schema.Schema<A, I>
+}
+
+/**
+ * A client-side {@link TemplateDefinition} without a handler (identity, for inference): the Schema
+ * a client reads a template's resources with when it does not import the server's value.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const templateDefinition = <A, I extends Variables>(
+  definition: TemplateDefinition<A, I>
+): TemplateDefinition<A, I> => definition
+
+/**
+ * A resource template whose variables are an Effect Schema (`parameters`: a struct whose encoded
+ * fields are the template's variables as strings, e.g. `Schema.Struct({ id: Schema.NumberFromString })`
+ * for `notes://{id}`): the handler gets them decoded, typed `A`. The shape {@link template} takes
+ * besides the plain {@link ResourceTemplate}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SchemaTemplate<A, I extends Variables, R = never> extends Metadata {
+  readonly uriTemplate: string
+  readonly parameters: Schema.Schema<A, I>
+  readonly handler: (
+    variables: A,
+    ctx: RequestContextShape & { readonly uri: string }
+  ) => HandlerResult<ResourceReturn, JsonRpc.McpError | InputRequired, R>
+  /** Completion functions, per variable name. */
+  readonly complete?: { readonly [K in keyof I & string]?: Complete<R> }
+}
+
+/**
+ * Defines a resource template, in one of two forms:
+ *
+ * - with `parameters`, an Effect Schema struct of the variables ({@link SchemaTemplate}): the
+ *   handler gets them decoded and typed. Variables of a matching URI that do not decode are
+ *   -32602 `Invalid URI variables at <pointer>: <message>` with `data.uri` (the spec's
+ *   "not found" code: no such resource). The value keeps `parameters`, so it is also a
+ *   {@link TemplateDefinition} for `McpClient.readTemplate`.
+ * - with a handler of `Readonly<Record<string, string>>` (the variables as matched).
+ *
+ * Infers the services `R` the handler (and completion functions) need besides `RequestContext`.
+ *
+ * @example
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { Resource } from "presa-mcp"
+ *
+ * const note = Resource.template({
+ *   uriTemplate: "notes://{id}",
+ *   name: "note",
+ *   parameters: Schema.Struct({ id: Schema.NumberFromString }),
+ *   handler: ({ id }) => `note number ${id + 1}`
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const template = <R = never>(template: ResourceTemplate<R>): ResourceTemplate<Exclude<R, RequestContext>> =>
-  erase<ResourceTemplate<Exclude<R, RequestContext>>>(template)
+export const template: {
+  <A, I extends Variables, R = never>(
+    template: SchemaTemplate<A, I, R>
+  ): ResourceTemplate<Exclude<R, RequestContext>> & TemplateDefinition<A, I>
+  <R = never>(template: ResourceTemplate<R>): ResourceTemplate<Exclude<R, RequestContext>>
+} = <A, I extends Variables, R>(
+  template: SchemaTemplate<A, I, R> | ResourceTemplate<R>
+): ResourceTemplate<Exclude<R, RequestContext>> & TemplateDefinition<A, I> =>
+  // `R` as inferred may include `RequestContext` (always provided): the result type drops it (the
+  // plain form has no `parameters`: its overload says so).
+  erase<ResourceTemplate<Exclude<R, RequestContext>> & TemplateDefinition<A, I>>(
+    "parameters" in template ? fromSchema(template) : template
+  )
+
+const fromSchema = <A, I extends Variables, R>(
+  template: SchemaTemplate<A, I, R>
+): ResourceTemplate<R> & TemplateDefinition<A, I> => {
+  const { complete, handler, parameters, ...common } = template
+  const decode = S.decodeUnknown(parameters)
+  return {
+    ...common,
+    parameters,
+    ...(complete === undefined ? {} : { complete: completions(complete) }),
+    handler: (variables, ctx) =>
+      decode(variables).pipe(
+        Effect.mapError((e) =>
+          JsonRpc.McpError.invalidParams(formatParseError("Invalid URI variables", e), { uri: ctx.uri })
+        ),
+        Effect.flatMap((decoded) => lift(() => handler(decoded, ctx)))
+      )
+  }
+}
+
+const completions = <R>(
+  complete: { readonly [key: string]: Complete<R> | undefined }
+): Readonly<Record<string, Complete<R>>> => {
+  const out: Record<string, Complete<R>> = {}
+  for (const [key, value] of Object.entries(complete)) if (value !== undefined) out[key] = value
+  return out
+}

@@ -115,14 +115,72 @@ export interface JsonTool<R = never> extends Common {
  * @since 0.1.0
  * @category models
  */
-export interface TypedTool<A, I, O, OI, R = never> extends Common {
+export interface TypedTool<A, I, O, OI, R = never, E = never, EI = never> extends Common {
   readonly parameters?: Schema.Schema<A, I>
   readonly success?: Schema.Schema<O, OI>
+  /**
+   * The tool's typed failures: a value of `E` the handler fails with (one that `Schema.is(failure)`
+   * accepts) is answered as an `isError: true` result whose `structuredContent` is its encoding
+   * (and whose text is that JSON), so a typed client ({@link Definition}, `McpClient.call`) decodes
+   * it back to `E`. Give it an object encoding (a `Schema.TaggedError`, a struct): legacy revisions
+   * drop a non-object `structuredContent`, and the client then gets a `ToolError`. Default: none.
+   */
+  readonly failure?: Schema.Schema<E, EI>
   readonly handler: (
     args: A,
     ctx: RequestContextShape
-  ) => HandlerResult<NoInfer<O> | ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
+  ) => HandlerResult<NoInfer<O> | ToolReturn, ToolError | JsonRpc.McpError | InputRequired | NoInfer<E>, R>
 }
+
+/**
+ * What a client and a server share about a tool: its `name` and Schemas. `parameters` (decoded `A`,
+ * encoded `I`) encodes a typed call's arguments (absent: no arguments, `{}`); `success` (decoded `O`)
+ * decodes its `structuredContent` (absent: the call yields the raw `CallToolResult`); `failure`
+ * (decoded `E`) decodes the `structuredContent` of an `isError: true` result. A {@link make} tool is
+ * one (the same value serves the server and `McpClient.call`); a client that has only the Schemas
+ * (a shared package, a foreign server's tool) writes the record itself, or with {@link definition}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Definition<A, I, O = never, OI = never, E = never, EI = never> {
+  readonly name: string
+  readonly parameters?: Schema.Schema<A, I> | undefined
+  readonly success?: Schema.Schema<O, OI> | undefined
+  readonly failure?: Schema.Schema<E, EI> | undefined
+}
+
+/**
+ * A {@link make} tool: a JSON Schema tool for the server that keeps its Schemas, so that the same
+ * value is a {@link Definition} for a typed client call.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type SchemaTool<A, I, O, OI, E, EI, R = never> = JsonTool<R> & Definition<A, I, O, OI, E, EI>
+
+/**
+ * A client-side tool {@link Definition} without a handler (identity, for inference): the Schemas a
+ * client calls a tool with when it does not import the server's `Tool.make` value.
+ *
+ * @example
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { Tool } from "presa-mcp"
+ *
+ * const add = Tool.definition({
+ *   name: "add",
+ *   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+ *   success: Schema.Struct({ sum: Schema.Number })
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const definition = <A, I, O = never, OI = never, E = never, EI = never>(
+  definition: Definition<A, I, O, OI, E, EI> & { readonly parameters: Schema.Schema<A, I> }
+): Definition<A, I, O, OI, E, EI> => definition
 
 /**
  * A tool definition as the server takes it: a JSON Schema tool. Schema tools ({@link make}) compile
@@ -207,17 +265,23 @@ export const fromJsonSchema = <R = never>(tool: JsonTool<R>): JsonTool<Exclude<R
  * @category constructors
  */
 export const make: {
-  <O = never, OI = never, R = never>(
-    tool: TypedTool<NoArguments, NoArguments, O, OI, R> & { readonly parameters?: undefined } & NotJsonSchema
-  ): JsonTool<Exclude<R, RequestContext>>
-  <A, I, O = never, OI = never, R = never>(
-    tool: TypedTool<A, I, O, OI, R> & { readonly parameters: Schema.Schema<A, I> } & NotJsonSchema
-  ): JsonTool<Exclude<R, RequestContext>>
-} = <A, I, O, OI, R>(tool: TypedTool<A, I, O, OI, R>): JsonTool<Exclude<R, RequestContext>> => {
+  <O = never, OI = never, R = never, E = never, EI = never>(
+    tool: TypedTool<NoArguments, NoArguments, O, OI, R, E, EI> & { readonly parameters?: undefined } & NotJsonSchema
+  ): SchemaTool<NoArguments, NoArguments, O, OI, E, EI, Exclude<R, RequestContext>>
+  <A, I, O = never, OI = never, R = never, E = never, EI = never>(
+    tool: TypedTool<A, I, O, OI, R, E, EI> & { readonly parameters: Schema.Schema<A, I> } & NotJsonSchema
+  ): SchemaTool<A, I, O, OI, E, EI, Exclude<R, RequestContext>>
+} = <A, I, O, OI, R, E, EI>(
+  tool: TypedTool<A, I, O, OI, R, E, EI>
+): SchemaTool<A, I, O, OI, E, EI, Exclude<R, RequestContext>> => {
   // Untyped callers of the 0.1 API (`make({ inputSchema, handler })`): serve it as the raw JSON
   // Schema tool it is instead of dropping the schema.
   if (tool.parameters === undefined && isJsonTool(tool)) return fromJsonSchema(tool)
-  const { handler, parameters, success, ...common } = tool
+  const { failure, handler: typedHandler, parameters, success, ...common } = tool
+  // Without `failure`, `E` is `never` (only `failure` infers it): the handler is closed as it is.
+  const handler: ClosedHandler<A, O, R> = failure === undefined
+    ? erase<ClosedHandler<A, O, R>>(typedHandler)
+    : withFailure(typedHandler, failure)
   // No `parameters` (the first overload): `A` is `NoArguments`, the empty object.
   const noArguments = NO_ARGUMENTS as A
   const decode = parameters === undefined ? undefined : S.decodeUnknown(parameters)
@@ -271,8 +335,56 @@ export const make: {
     ? () => Either.right(noArguments)
     : S.decodeUnknownEither(parameters, { onExcessProperty: "error" })
   ToolArguments.register(compiled.handler, { inputSchema, decode: decodeStrict, run })
-  return fromJsonSchema(compiled)
+  // The Schemas stay on the value (never on the wire: the server builds the wire `Tool` field by
+  // field), so that it is a `Definition` for `McpClient.call`.
+  return {
+    ...fromJsonSchema(compiled),
+    ...(parameters === undefined ? {} : { parameters }),
+    ...(success === undefined ? {} : { success }),
+    ...(failure === undefined ? {} : { failure })
+  }
 }
+
+/**
+ * A handler whose failures of `failure`'s type become `ToolError`s carrying their encoding as
+ * `structuredContent` (its JSON as the text). An error that is not one (or does not encode) passes.
+ */
+type ClosedHandler<A, O, R> = (
+  args: A,
+  ctx: RequestContextShape
+) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
+
+const withFailure = <A, O, R, E, EI>(
+  handler: (
+    args: A,
+    ctx: RequestContextShape
+  ) => HandlerResult<O | ToolReturn, ToolError | JsonRpc.McpError | InputRequired | E, R>,
+  failure: Schema.Schema<E, EI>
+): ClosedHandler<A, O, R> => {
+  const isFailure = S.is(failure)
+  const encode = S.encodeEither(failure)
+  const toToolError = (e: E): ToolError => {
+    const encoded = encode(e)
+    const structuredContent = Either.isRight(encoded) ? encoded.right : undefined
+    return new ToolError({
+      message: structuredContent === undefined ? String(e) : JSON.stringify(structuredContent),
+      ...(structuredContent === undefined ? {} : { structuredContent })
+    })
+  }
+  return (args, ctx) => {
+    const out = handler(args, ctx)
+    if (!Effect.isEffect(out)) return out
+    return Effect.catchIf(
+      lift(() => out),
+      (e): e is E => !isOwnError(e) && isFailure(e),
+      (e) => Effect.fail(toToolError(e))
+    )
+  }
+}
+
+const isOwnError = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && "_tag" in e &&
+  (e._tag === "ToolError" || e._tag === "McpError" || e._tag === "InputRequired")
 
 const NO_ARGUMENTS: NoArguments = {}
 
@@ -321,29 +433,155 @@ const asToolReturn = (u: unknown): ToolReturn => {
 }
 
 /**
- * The JSON Schema of an Effect Schema, as a tool's `inputSchema`/`outputSchema`.
+ * The JSON Schema of an Effect Schema, as a tool's `inputSchema`/`outputSchema`: `JSONSchema.make`
+ * (2020-12 target, `$schema` left out so the MCP default dialect applies) with every definition
+ * inlined where it is used, so a model reads one self-contained schema: a `Schema.Class`, a branded
+ * or an identified schema (`Schema.Int`) appears in place, never as a `$ref`. Only recursive
+ * definitions (a `Schema.suspend` that reaches itself) stay in `$defs`, referenced as
+ * `#/$defs/<identifier>`; `$defs` is absent when there are none.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const deriveJsonSchema = <A, I>(schema: Schema.Schema<A, I>): JsonRpc.JsonObject => {
-  const { $schema: _ignored, ...rest } = JSONSchema.make(schema, { target: "jsonSchema2020-12" })
-  return rest
+  const { $defs, $schema: _ignored, ...rest } = JSONSchema.make(schema, { target: "jsonSchema2020-12" })
+  return $defs === undefined ? rest : inlineDefinitions(rest, $defs)
+}
+
+const DEFS_PREFIX = "#/$defs/"
+
+/** `root` with each `$ref` into `defs` replaced by the definition, except the recursive ones. */
+const inlineDefinitions = (
+  root: JsonRpc.JsonObject,
+  defs: Readonly<Record<string, unknown>>
+): JsonRpc.JsonObject => {
+  const refsOf = (node: unknown, out: Set<string>): Set<string> => {
+    if (Array.isArray(node)) { for (const item of node) refsOf(item, out) }
+    else if (JsonRpc.isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "$ref" && typeof value === "string" && value.startsWith(DEFS_PREFIX)) {
+          out.add(value.slice(DEFS_PREFIX.length))
+        } else refsOf(value, out)
+      }
+    }
+    return out
+  }
+  const edges = new Map(Object.entries(defs).map(([name, def]) => [name, refsOf(def, new Set())]))
+  // A definition is recursive when it reaches itself through the references of its definitions.
+  const reaches = (from: string, target: string, seen: Set<string>): boolean => {
+    for (const next of edges.get(from) ?? []) {
+      if (next === target) return true
+      if (!seen.has(next)) {
+        seen.add(next)
+        if (reaches(next, target, seen)) return true
+      }
+    }
+    return false
+  }
+  const recursive = new Set([...edges.keys()].filter((name) => reaches(name, name, new Set())))
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline)
+    if (!JsonRpc.isObject(node)) return node
+    const ref = node.$ref
+    if (typeof ref === "string" && ref.startsWith(DEFS_PREFIX)) {
+      const name = ref.slice(DEFS_PREFIX.length)
+      if (!recursive.has(name) && Object.hasOwn(defs, name)) {
+        const { $ref: _ref, ...siblings } = node
+        const target = inline(defs[name])
+        return JsonRpc.isObject(target) ? { ...target, ...mapValues(siblings, inline) } : target
+      }
+    }
+    return mapValues(node, inline)
+  }
+  // A recursive root (an identified `Schema.suspend` itself) is given in place once: the root of
+  // an `inputSchema` must be the object schema, not a reference.
+  const rootRef = typeof root.$ref === "string" && root.$ref.startsWith(DEFS_PREFIX)
+    ? root.$ref.slice(DEFS_PREFIX.length)
+    : undefined
+  const rootDef = rootRef === undefined ? undefined : defs[rootRef]
+  const inlined = rootRef !== undefined && JsonRpc.isObject(rootDef)
+    ? { ...mapValues(rootDef, inline), ...mapValues(omitRef(root), inline) }
+    : mapValues(root, inline)
+  if (recursive.size === 0) return inlined
+  // Only the recursive definitions the (inlined) schema still references stay, with theirs.
+  const kept: Record<string, unknown> = {}
+  const keep = (name: string): void => {
+    if (Object.hasOwn(kept, name) || !recursive.has(name)) return
+    kept[name] = inline(defs[name])
+    for (const next of refsOf(kept[name], new Set())) keep(next)
+  }
+  for (const name of refsOf(inlined, new Set())) keep(name)
+  return Object.keys(kept).length === 0 ? inlined : { ...inlined, $defs: kept }
+}
+
+const omitRef = ({ $ref: _ref, ...rest }: JsonRpc.JsonObject): JsonRpc.JsonObject => rest
+
+const mapValues = (node: JsonRpc.JsonObject, f: (value: unknown) => unknown): JsonRpc.JsonObject => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) out[key] = f(value)
+  return out
 }
 
 /**
- * `"<prefix> at /a/0: message"` from a Schema `ParseError` (paths as JSON Pointers).
+ * `"<prefix> at /a/0: message"` from a Schema `ParseError` (paths as JSON Pointers), worded as the
+ * built-in JSON Schema validator words its issues: one message per path, `expected <what>, got
+ * <value>` (`"Invalid arguments at /limit: expected a number between 1 and 100, got 500"`), the
+ * alternatives of a union joined (`expected "a", "b" or a number, got true`) with the `undefined`
+ * of an optional property left out, `is required` for a missing property, `is not allowed` for an
+ * excess one. A message annotation (`Schema.filter(..., { message })`) is kept as written.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const formatParseError = (prefix: string, error: ParseResult.ParseError): string => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  return issues.map((issue, i) =>
-    `${i === 0 ? `${prefix} at` : "at"} ${
-      issue.path.length === 0
-        ? "/"
-        : issue.path.map((k) => "/" + String(k).replace(/~/g, "~0").replace(/\//g, "~1")).join("")
-    }: ${issue.message}`
-  ).join("; ")
+  const groups: Array<{ readonly path: string; readonly messages: Array<string> }> = []
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = issue.path.length === 0
+      ? "/"
+      : issue.path.map((k) => "/" + String(k).replace(/~/g, "~0").replace(/\//g, "~1")).join("")
+    const last = groups[groups.length - 1]
+    if (last !== undefined && last.path === path) last.messages.push(issue.message)
+    else groups.push({ path, messages: [issue.message] })
+  }
+  return groups.map((group, i) => `${i === 0 ? `${prefix} at` : "at"} ${group.path}: ${humane(group.messages)}`)
+    .join("; ")
 }
+
+const EXPECTED = /^Expected ([\s\S]+), actual ([\s\S]+)$/
+
+/** One path's messages as one: the `Expected X, actual Y` of a union's members merged. */
+const humane = (messages: ReadonlyArray<string>): string => {
+  const parsed = messages.map((message) => EXPECTED.exec(message))
+  if (parsed.every((m) => m !== null)) {
+    const actual = parsed[0]?.[2] ?? ""
+    const described = [...new Set(parsed.map((m) => describeExpected(m?.[1] ?? "")))]
+    const wanted = described.length > 1 ? described.filter((d) => d !== "undefined") : described
+    return `expected ${joinAlternatives(wanted)}, got ${actual}`
+  }
+  return [...new Set(messages.map(rephrase))].join("; ")
+}
+
+const rephrase = (message: string): string => {
+  if (message === "is missing") return "is required"
+  if (message.startsWith("is unexpected")) return "is not allowed"
+  const m = EXPECTED.exec(message)
+  return m === null ? message : `expected ${describeExpected(m[1] ?? "")}, got ${m[2] ?? ""}`
+}
+
+const ARTICLES: Readonly<Record<string, string>> = {
+  string: "a string",
+  number: "a number",
+  boolean: "a boolean",
+  bigint: "a bigint",
+  object: "an object",
+  symbol: "a symbol"
+}
+
+/** Effect's expected type as a person names it: `string` → `a string`; a brand left out. */
+const describeExpected = (expected: string): string => {
+  const plain = expected.replace(/ & Brand<[^>]*>/g, "")
+  return ARTICLES[plain] ?? plain
+}
+
+const joinAlternatives = (items: ReadonlyArray<string>): string =>
+  items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`

@@ -43,7 +43,9 @@ describe("typed services", () => {
       name: "typed",
       parameters: Schema.Struct({ key: Schema.String }),
       handler: ({ key }) => Effect.map(Db, (db) => db.get(key))
-    })).toEqualTypeOf<Tool.Tool<Db>>()
+    })).toEqualTypeOf<
+      Tool.SchemaTool<{ readonly key: string }, { readonly key: string }, never, never, never, never, Db>
+    >()
     expectTypeOf(Resource.make({ uri: "x://a", name: "a", handler: () => Effect.map(Db, (db) => db.get("a")) }))
       .toEqualTypeOf<Resource.Resource<Db>>()
     expectTypeOf(Resource.template({
