@@ -32,18 +32,6 @@ const RUN_TIMEOUT_MS = 30_000
 const FIXTURE = "test/fixtures/docs/broken.md"
 /** The fixture's expected failures: `line:kind` (kind: compile, run, link), each exactly once. */
 const FIXTURE_EXPECTED = ["9:compile", "17:run", "28:link", "29:link"]
-/**
- * Guides other branches of this session add (the lead empties this list when they are merged):
- * links to them are not reported missing until then.
- */
-const PENDING_GUIDES = new Set([
-  "docs/testing.md",
-  "docs/apps.md",
-  "docs/apps-host.md",
-  "docs/typed-client.md",
-  "docs/ai.md",
-  "docs/tool-transform.md"
-])
 
 /** README.md and every guide under docs/, generated folders excluded. */
 const defaultFiles = () => {
@@ -113,7 +101,7 @@ const deadLinks = (file, text) => {
       const path = target === "" ? file : relative(ROOT, resolve(ROOT, dirname(file), target))
       const api = /^docs\/modules\/(.+)\.ts\.md$/.exec(path)
       const exists = api !== null ? existsSync(join(ROOT, "src", `${api[1]}.ts`)) : existsSync(join(ROOT, path))
-      if (!exists && !PENDING_GUIDES.has(path)) {
+      if (!exists) {
         dead.push({ file, line: index + 1, kind: "link", message: `link to ${target}: no such file` })
       } else if (exists && api === null && anchor !== undefined && path.endsWith(".md") && !anchors(join(ROOT, path)).has(anchor)) {
         dead.push({ file, line: index + 1, kind: "link", message: `link to ${match[1]}: ${path} has no such heading` })
