@@ -93,6 +93,7 @@ import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as internalConfig from "./internal/proxy/config.js"
 import * as internalError from "./internal/proxy/error.js"
+import * as internalHealth from "./internal/proxy/health.js"
 import * as internalInput from "./internal/proxy/input.js"
 import * as internal from "./internal/proxy/make.js"
 import * as internalReconnect from "./internal/proxy/reconnect.js"
@@ -118,18 +119,62 @@ export interface ToolPolicy {
 }
 
 /**
+ * An include / exclude list of exact names or URIs (every field optional): `include` keeps only
+ * these (default all), `exclude` then drops these (default none).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Filter {
+  readonly include?: ReadonlyArray<string> | undefined
+  readonly exclude?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * What the proxy serves of a backend: the {@link ToolPolicy} fields for its tools, plus (every
+ * field optional, since 0.3.0)
+ *
+ * - `prompts`: a {@link Filter} on its prompts' names (the backend's names);
+ * - `resources`: a {@link Filter} on its static resources' URIs (the backend's URIs);
+ * - `resourceTemplates`: a {@link Filter} on its templates' `uriTemplate` (the backend's text);
+ * - `prefixUris`: `false` serves its resource and template URIs unchanged (a URI another
+ *   backend serves first is then left out, see the module docs); default `true`: each URI is
+ *   served with the prefix after its scheme (`ui://dice/view` of `apps` is `ui://apps/dice/view`,
+ *   `file:///a` of `fs` is `file://fs//a`, `urn:x:1` of `b` is `urn:b:x:1`; docs/proxy.md).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Policy extends ToolPolicy {
+  readonly prompts?: Filter | undefined
+  readonly resources?: Filter | undefined
+  readonly resourceTemplates?: Filter | undefined
+  readonly prefixUris?: boolean | undefined
+}
+
+/**
  * One backend: `prefix` (1 or more of `A-Z a-z 0-9 _ . -`, unique among the backends; names its
- * tools and prompts `<prefix>_<name>` and the backend in errors and logs) and `client`, a
- * connected client (any transport, either era), plus the optional {@link ToolPolicy} fields
- * (since 0.2.0). The proxy does not close the client: the Scope that connected it owns it, and a
- * backend given this way is not reconnected (see {@link Connector}).
+ * tools and prompts `<prefix>_<name>`, its URIs, and the backend in errors and logs) and
+ * `client`, a connected client (any transport, either era), plus the optional {@link Policy}
+ * fields (since 0.2.0; the filters and `prefixUris` since 0.3.0). The proxy does not close the
+ * client: the Scope that connected it owns it.
+ *
+ * - `connect` (since 0.3.0): how to connect the backend again, as a {@link Connector}'s. When the
+ *   given client's connection is lost, the proxy re-creates the backend with it (and `retry`,
+ *   default {@link DEFAULT_RETRY}), as it does for a {@link Connector}.
+ * - Without `connect`, the backend is not reconnected: its names become unknown (-32602) and
+ *   its health is `"givenUp"`. Prefer a {@link Connector} (or `connect`) for every backend.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Backend extends ToolPolicy {
+export interface Backend extends Policy {
   readonly prefix: string
   readonly client: McpClient.McpClient
+  readonly connect?:
+    | ((input: InputOptions) => Effect.Effect<McpClient.McpClient, McpClient.CallError, Scope.Scope>)
+    | undefined
+  readonly retry?: Schedule.Schedule<unknown, unknown> | undefined
 }
 
 /**
@@ -143,7 +188,7 @@ export type InputOptions = internalReconnect.InputOptions
 
 /**
  * A backend the proxy connects itself, and reconnects: `prefix` (as in {@link Backend}), the
- * {@link ToolPolicy} fields, and
+ * {@link Policy} fields, and
  *
  * - `connect`: given the proxy's {@link InputOptions}, connects a client in the Scope it is run
  *   in (spawn the process or open the HTTP transport there: the proxy closes that Scope when the
@@ -182,7 +227,7 @@ export type InputOptions = internalReconnect.InputOptions
  * @since 0.2.0
  * @category models
  */
-export interface Connector extends ToolPolicy {
+export interface Connector extends Policy {
   readonly prefix: string
   readonly connect: (input: InputOptions) => Effect.Effect<McpClient.McpClient, McpClient.CallError, Scope.Scope>
   readonly retry?: Schedule.Schedule<unknown, unknown> | undefined
@@ -216,7 +261,9 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
  *   `resources/list`, `resources/templates/list`, `skills/list` each), default 10,000;
  * - `maxListBytes` (since 0.2.0): bytes (UTF-8 JSON) of the entries kept of one backend list, a
  *   static skill counting the declared sizes of its files too (they are fetched and held), default
- *   16 MiB.
+ *   16 MiB;
+ * - `health` (since 0.3.0): a {@link Health} (from {@link makeHealth}) the proxy keeps up to date
+ *   with its backends' status; default one of its own, not reachable.
  *
  * A list over one of the last three is cut: the entries read within the bounds are served in the
  * backend's order, reading stops, the rest is left out and an error naming the backend and the
@@ -226,6 +273,61 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
  * @category models
  */
 export interface Options extends internal.Options {}
+
+/**
+ * A backend's status in the {@link Health} view: `"connected"` (served), `"reconnecting"` (down,
+ * the proxy tries again with its `retry`), `"givenUp"` (down for good: its `retry` is done, or it
+ * has no way to reconnect).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type BackendStatus = internalHealth.Status
+
+/**
+ * One backend's health: `prefix`, `status` ({@link BackendStatus}), `since` (when it entered
+ * that status, epoch milliseconds), `lastError` (the last failure seen: a lost connection, a
+ * failed attempt; its message names no secret of a configuration), `connections` (made so far,
+ * the first included) and `attempts` (failed attempts since the last connection).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type BackendHealth = internalHealth.BackendHealth
+
+/**
+ * The health view of a proxy's backends: a `SubscriptionRef` of one {@link BackendHealth} per
+ * backend, in the order of the backends list. Read it with `SubscriptionRef.get`, follow it with
+ * its `changes` stream. Pass it as {@link Options} `health`; `presa-mcp proxy` serves it at
+ * `GET /health/backends` (with `--http`) and prints each change on stderr.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as SubscriptionRef from "effect/SubscriptionRef"
+ * import * as McpProxy from "presa-mcp/McpProxy"
+ *
+ * const program = Effect.gen(function*() {
+ *   const health = yield* McpProxy.makeHealth
+ *   const config = yield* McpProxy.decodeConfig({ mcpServers: { web: { url: "http://127.0.0.1:3000/mcp" } } })
+ *   yield* McpProxy.fromConfig(config, { health })
+ *   const backends = yield* SubscriptionRef.get(health)
+ *   yield* Effect.log(backends.map((b) => `${b.prefix}: ${b.status}`).join(", "))
+ * }).pipe(Effect.scoped)
+ * ```
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Health = internalHealth.Health
+
+/**
+ * An empty {@link Health} view, to pass as {@link Options} `health`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeHealth: Effect.Effect<Health> = internalHealth.makeHealth
 
 /**
  * The kind of identity two backends may both claim: `"tool"` and `"prompt"` (prefixed names),
@@ -457,6 +559,8 @@ export type ServerEntry = internalConfig.ServerEntry
  * - `prefix`: its tools and prompts are served as `<prefix>_<name>`; default the entry's name
  *   (which must then be 1 or more of `A-Z a-z 0-9 _ . -`); unique among enabled entries;
  * - `include`, `exclude`, `rename`: see {@link ToolPolicy};
+ * - `prompts`, `resources`, `resourceTemplates` (each `{ "include"?: [...], "exclude"?: [...] }`)
+ *   and `prefixUris` (since 0.3.0): see {@link Policy};
  * - `retry`: see {@link Retry};
  * - `disabled`: `true` leaves the entry out.
  *

@@ -1,8 +1,8 @@
 /**
  * The proxy's configuration file (documented on `McpProxy.Config`): the `mcpServers` object desktop
  * hosts use — per server `command`, `args`, `env`, `cwd` (stdio) or `url`, `headers` (Streamable
- * HTTP) — plus our optional per-server `prefix`, `include` / `exclude`, `rename`, `retry` and
- * `disabled`. Decoding reports the first offending field by its path (`mcpServers.files.args[0]`).
+ * HTTP) — plus our optional per-server `prefix`, `include` / `exclude`, `rename`, the
+ * `prompts` / `resources` / `resourceTemplates` filters, `prefixUris`, `retry` and `disabled`. Decoding reports the first offending field by its path (`mcpServers.files.args[0]`).
  * @internal
  */
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -51,11 +51,21 @@ export const Retry = Schema.Struct({
   )
 })
 
+/** An include / exclude list of exact names or URIs (`McpProxy.Filter`). */
+export const Filter = Schema.Struct({
+  include: Schema.optional(Schema.Array(Schema.String)),
+  exclude: Schema.optional(Schema.Array(Schema.String))
+})
+
 const common = {
   prefix: Schema.optional(Prefix),
   include: Schema.optional(Schema.Array(ToolName)),
   exclude: Schema.optional(Schema.Array(ToolName)),
   rename: Schema.optional(Schema.Record({ key: Schema.String, value: ToolName })),
+  prompts: Schema.optional(Filter),
+  resources: Schema.optional(Filter),
+  resourceTemplates: Schema.optional(Filter),
+  prefixUris: Schema.optional(Schema.Boolean),
   retry: Schema.optional(Retry),
   disabled: Schema.optional(Schema.Boolean)
 }
@@ -322,6 +332,10 @@ export const connectors = (config: Config, options: FromConfigOptions = {}): Rea
       include: entry.include,
       exclude: entry.exclude,
       rename: entry.rename,
+      prompts: entry.prompts,
+      resources: entry.resources,
+      resourceTemplates: entry.resourceTemplates,
+      prefixUris: entry.prefixUris,
       retry: retrySchedule(entry.retry),
       connect: "command" in entry ? connectStdio(entry, prefix, options) : connectHttp(name, entry, options)
     }]
