@@ -18,6 +18,7 @@ import type * as McpClient from "../../McpClient.js"
 import type { Policy } from "../../McpProxy.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
+import { type Alias, type Aliases, syncAliases } from "./apps.js"
 import {
   claimId,
   type Definition,
@@ -67,6 +68,8 @@ export interface State {
   readonly limits: Limits
   /** The backends' health view. */
   readonly health: ProxyHealth.Health
+  /** The MCP Apps aliases served (apps.ts). */
+  readonly aliases: Aliases
 }
 
 /** The three groups, in the order a full listing takes them. */
@@ -97,7 +100,9 @@ export const makeState = (
   limits: Limits,
   health: ProxyHealth.Health
 ): Effect.Effect<State> =>
-  Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest, limits, health }))
+  Effect.all({ lock: Effect.makeSemaphore(1), aliases: Ref.make<ReadonlyMap<string, Alias>>(new Map()) }).pipe(
+    Effect.map(({ aliases, lock }) => ({ server, backends, lock, interest, limits, health, aliases }))
+  )
 
 /** What a link is made of besides the state. */
 export interface LinkOptions {
@@ -191,6 +196,7 @@ const markDown =
           Effect.catchAll((e) => Effect.logWarning(`proxy: could not remove ${it.id}: ${e.message}`))
         )
       }
+      yield* syncAliases(state)
       yield* Effect.logWarning(
         `backend ${prefix} is down (${reason}); its ${current.served.size} entries were removed${
           retrying ? "; reconnecting" : ""
@@ -344,6 +350,7 @@ export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, it
       state.backends,
       (m) => new Map(m).set(link.prefix, { ...mine, status: "up", served: kept, gone: new Set() })
     )
+    yield* syncAliases(state)
   }))
 
 /** Pings a backend every `interval`; no answer (transport failure, timeout) marks it down. */

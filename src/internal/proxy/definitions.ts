@@ -26,6 +26,7 @@ import type * as Skill from "../../Skill.js"
 import type * as Tool from "../../Tool.js"
 import type { TransportError } from "../../Transport.js"
 import * as UriTemplate from "../../UriTemplate.js"
+import * as Apps from "./apps.js"
 import type { Kind } from "./error.js"
 import * as ProxyInput from "./input.js"
 import { boundedList, type Limits } from "./listing.js"
@@ -106,6 +107,17 @@ export interface Item {
   readonly fingerprint: string
   readonly claims: ReadonlyArray<Claim>
   readonly definition: Definition
+  /** A tool a view of its backend may call by the backend's own name (MCP Apps; see apps.ts). */
+  readonly app?: AppTool | undefined
+}
+
+/** An app-callable tool of a backend serving views: the name its views know it by and its alias. */
+export interface AppTool {
+  readonly name: string
+  /** Does the backend link a view from this tool (`_meta.ui.resourceUri`)? */
+  readonly view: boolean
+  /** The definition served under `name` (app-only, for hosts that declare MCP Apps). */
+  readonly alias: Tool.Tool
 }
 
 /** The three lists a change notification names. */
@@ -247,7 +259,7 @@ export const forward = <A>(
   })
 
 /** The caller's own `_meta` keys for `tools/call` (reserved `io.modelcontextprotocol/*` keys and the progress token are the proxy's). */
-const forwardedMeta = (ctx: RequestContextShape): JsonRpc.JsonObject | undefined => {
+export const forwardedMeta = (ctx: RequestContextShape): JsonRpc.JsonObject | undefined => {
   const own = Object.entries(ctx.meta).filter(([k]) =>
     k !== McpSchema.MetaKey.progressToken && !k.startsWith("io.modelcontextprotocol/")
   )
@@ -255,7 +267,7 @@ const forwardedMeta = (ctx: RequestContextShape): JsonRpc.JsonObject | undefined
 }
 
 /** A backend result without the fields the proxy's own server sets (`resultType`, caching hints, `serverInfo`). */
-const clean = (result: McpSchema.CallToolResult): McpSchema.CallToolResult => {
+export const clean = (result: McpSchema.CallToolResult): McpSchema.CallToolResult => {
   const { _meta, cacheScope: _cacheScope, resultType: _resultType, ttlMs: _ttlMs, ...rest } = result
   if (_meta === undefined) return rest
   const { [McpSchema.MetaKey.serverInfo]: _serverInfo, ...meta } = _meta
@@ -432,7 +444,12 @@ export const listTools = (link: Link, limits: Limits): Effect.Effect<ReadonlyArr
     schema: McpSchema.Tool,
     typed: (cursor) => Effect.map(link.client.listTools(cursor), (p) => ({ items: p.tools, nextCursor: p.nextCursor }))
   }).pipe(
-    Effect.flatMap((tools) => Effect.forEach(tools.filter((t) => isServed(link, t.name)), (t) => toolItem(link, t))),
+    Effect.flatMap((tools) =>
+      Effect.forEach(
+        tools.filter((t) => isServed(link, t.name)),
+        (t) => Effect.map(toolItem(link, t), Option.map((it) => Apps.withApps(link, t, it)))
+      )
+    ),
     Effect.map((items) => items.flatMap(Option.toArray))
   )
 

@@ -62,6 +62,10 @@ export const enter = (health: Health, prefix: string, status: Status, error?: st
           since: b.status === status ? b.since : now,
           ...(lastError === undefined ? {} : { lastError }),
           connections: status === "connected" ? b.connections + 1 : b.connections,
-          attempts: status === "connected" ? 0 : error !== undefined && b.status === status ? b.attempts + 1 : b.attempts
+          attempts: status === "connected"
+            ? 0
+            : error !== undefined && b.status === status
+            ? b.attempts + 1
+            : b.attempts
         }
       })))

@@ -308,7 +308,9 @@ export const make = (
           Effect.flatMap(Either.match({
             onLeft: (e) =>
               Effect.zipRight(
-                Effect.sync(() => failures.set(connector.prefix, e.message)),
+                Effect.sync(() =>
+                  failures.set(connector.prefix, e.message)
+                ),
                 Effect.logWarning(`backend ${connector.prefix} could not be connected: ${e.message}`)
               ),
             onRight: (c) => Effect.sync(() => connected.set(connector.prefix, c))
@@ -369,14 +371,17 @@ export const make = (
           )
         }
       }
-      const connectors = new Set(sources.filter(isConnector).map((s) => s.prefix))
+      const connectors = new Set(
+        sources.filter(isConnector).map((s) =>
+          s.prefix
+        )
+      )
       yield* start(
         state,
         links,
         (link) => connectors.has(link.prefix),
         options.pingInterval,
-        (link) =>
-          initial.get(link.prefix)?.connection.scope ?? scope
+        (link) => initial.get(link.prefix)?.connection.scope ?? scope
       )
       for (const source of sources) {
         const again = isConnector(source) ? source : recreatable(source)
