@@ -11,10 +11,21 @@
  *
  * - tools and prompts as `<prefix>_<name>`, their `inputSchema`, `outputSchema`, `annotations`,
  *   `title`, `description`, `icons` and `_meta` unchanged (other `Tool` fields are not kept: the
- *   server's definitions have no slot for them);
- * - resources, resource templates and skills under their own URIs;
+ *   server's definitions have no slot for them), except MCP Apps' view URI (below);
+ * - resources and resource templates under their URIs with the prefix inserted after the scheme
+ *   (since 0.3.0; `scheme://rest` → `scheme://<prefix>/rest`, `scheme:rest` → `scheme:<prefix>:rest`;
+ *   a reversible, unambiguous mapping: docs/proxy.md, "Resource URIs"), unless the backend has
+ *   `prefixUris: false`; a read maps the URI back and the contents' URIs forward, and resource
+ *   subscriptions and `notifications/resources/updated` follow the mapping. Skills keep their
+ *   own `skill://` URIs;
  * - completions, routed to the owning backend (a prompt by its prefixed name, a template by its
- *   `uriTemplate`), when that backend declares `completions`.
+ *   proxied `uriTemplate`), when that backend declares `completions`;
+ * - MCP Apps (`io.modelcontextprotocol/ui`, since 0.3.0): a tool's `_meta.ui.resourceUri` (and the
+ *   flat `ui/resourceUri`) is rewritten to the view's proxied URI and the rest of `_meta.ui` kept
+ *   (view contents keep their `_meta`); an app-only tool (`visibility` without `"model"`) is
+ *   listed only to callers that declare the extension; for a backend that links a view, each tool
+ *   a view may call is also served under the backend's own name, app-only, to such callers, when
+ *   no other backend offers that name (docs/proxy.md, "MCP Apps").
  *
  * What each call forwards:
  *
@@ -52,8 +63,11 @@
  * not take the proxy down: its calls fail with -32603 naming it, and its entries are removed
  * (logged), which the proxy's listeners see as list_changed.
  *
- * - A {@link Backend} (a client you connected) is not reconnected: its names become unknown
- *   (-32602).
+ * - A {@link Backend} (a client you connected) with a `connect` is re-created with it, as a
+ *   {@link Connector} is reconnected (since 0.3.0); without one it is not reconnected: its names
+ *   become unknown (-32602).
+ * - A legacy HTTP backend whose session the server no longer knows (404, e.g. after a restart)
+ *   gets a fresh session from the client transport, transparently (the call is answered).
  * - A {@link Connector} (a way to connect, which the proxy runs itself; {@link fromConfig} makes
  *   them from an `mcpServers` file) is reconnected with its `retry` schedule, also when it fails
  *   at start (the proxy starts without it). While it is down, a `tools/call` naming one of the
@@ -66,13 +80,16 @@
  *   backend's server→client requests that arrive outside any call (stdio; the HTTP GET stream)
  *   go to the one proxied call in flight to it (see {@link inputHandlers}).
  *
+ * The backends' status (connected, reconnecting, given up; since when; last error) is kept in a
+ * {@link Health} view ({@link Options} `health`).
+ *
  * Trust boundaries (docs/proxy.md): a backend cannot take over another's entries, nor make the
  * proxy hold or re-list without bound.
  *
  * - Names: a tool or prompt name is in the namespace of the backend with the longest prefix it
  *   starts with (`a_b_c` belongs to `a_b` when both `a` and `a_b` are backends): backend `a`'s
  *   tool `b_c` is left out (logged) whether or not `a_b` serves `c`. A URI (resource, template,
- *   skill and its files) stays with the backend that served it first (at start, the earlier one
+ *   skill and its files; prefixed URIs cannot collide) stays with the backend that served it first (at start, the earlier one
  *   in the list), also while that backend is being reconnected. The left-out entry is logged; the
  *   other backends keep theirs.
  * - Lists: each list of a backend is read within `maxListPages`, `maxListItems` and
