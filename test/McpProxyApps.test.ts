@@ -140,9 +140,11 @@ describe("McpProxy and MCP Apps", () => {
       const plain = yield* McpClient.connect(yield* InProcess.client(proxy))
       const names = (yield* plain.listAllTools).map((t) => t.name).sort()
       expect(names).toEqual(["apps_reveal", "apps_show", "games_reveal", "games_show"])
-      const hidden = yield* Effect.flip(plain.callTool("roll", {}))
-      assert(hidden._tag === "McpError")
-      assert.strictEqual(hidden.code, -32602)
+      for (const name of ["roll", "apps_roll"]) {
+        const hidden = yield* Effect.flip(plain.callTool(name, {}))
+        assert(hidden._tag === "McpError")
+        assert.strictEqual(hidden.code, -32602)
+      }
     }).pipe(Effect.scoped, bounded))
 
   it.live("two backends offering a view the same tool name: no alias (a view must not reach the other backend)", () =>

@@ -139,7 +139,7 @@ export const command = (exit: Ref.Ref<number>) =>
   }, (args) => serve(exit, args)).pipe(
     Command.withDescription(
       "Serves one MCP server in front of the servers a config file names, over stdio (default) or " +
-        "HTTP: tools and prompts under each entry's prefix, resources under their own URIs; a backend that fails or dies " +
-        "is retried with backoff."
+        "HTTP: tools and prompts under each entry's prefix, resource URIs with the prefix after the scheme; a backend " +
+        "that fails or dies is retried with backoff (status changes on stderr; GET /health/backends with --http)."
     )
   )
