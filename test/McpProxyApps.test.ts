@@ -159,6 +159,13 @@ describe("McpProxy and MCP Apps", () => {
         capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [MIME] } } }
       })
       const names = (yield* front.listAllTools).map((t) => t.name)
+      // a 2025-11-25 host declares the extension in `initialize`: the same view of the tools
+      const legacy = yield* McpClient.connect(yield* InProcess.client(proxy), {
+        versions: ["2025-11-25"],
+        capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [MIME] } } }
+      })
+      assert.strictEqual(legacy.info.era, "legacy")
+      expect((yield* legacy.listAllTools).map((t) => t.name).sort()).toEqual([...names].sort())
       expect(names).toContain("one_roll")
       expect(names).toContain("two_roll")
       expect(names).not.toContain("roll")
