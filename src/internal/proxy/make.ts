@@ -288,6 +288,43 @@ const isConnector = (source: Source): source is Connector => !("client" in sourc
 const recreatable = (source: Source): Connector | undefined =>
   "client" in source && source.connect !== undefined ? { ...source, connect: source.connect } : undefined
 
+/**
+ * The first connection of each backend the proxy reconnects: the connectors connect
+ * (concurrently; one that fails is left to its supervisor, its error kept for the health view),
+ * and a backend given connected with a `connect` gets a Scope of its own for its client.
+ */
+const connectAll = (
+  sources: ReadonlyArray<Source>,
+  callersOf: (prefix: string) => Ref.Ref<ReadonlyArray<ProxyInput.Caller>>,
+  scope: Scope.Scope
+) =>
+  Effect.gen(function*() {
+    const connected = new Map<string, Connection>()
+    const failures = new Map<string, string>()
+    yield* Effect.forEach(sources.filter(isConnector), (connector) =>
+      Effect.either(open(connector, callersOf(connector.prefix), scope)).pipe(
+        Effect.flatMap(Either.match({
+          onLeft: (e) =>
+            Effect.zipRight(
+              Effect.sync(() =>
+                failures.set(connector.prefix, e.message)
+              ),
+              Effect.logWarning(`backend ${connector.prefix} could not be connected: ${e.message}`)
+            ),
+          onRight: (c) => Effect.sync(() => connected.set(connector.prefix, c))
+        }))
+      ), { concurrency: "unbounded", discard: true })
+    for (const source of sources) {
+      if ("client" in source && recreatable(source) !== undefined) {
+        connected.set(source.prefix, {
+          client: source.client,
+          scope: yield* Scope.fork(scope, ExecutionStrategy.sequential)
+        })
+      }
+    }
+    return { connected, failures }
+  })
+
 export const make = (
   sources: ReadonlyArray<Source>,
   options: Options = {}
@@ -300,30 +337,7 @@ export const make = (
       const callers = new Map<string, Ref.Ref<ReadonlyArray<ProxyInput.Caller>>>()
       for (const source of sources) callers.set(source.prefix, yield* Ref.make<ReadonlyArray<ProxyInput.Caller>>([]))
       const callersOf = (prefix: string) => callers.get(prefix) ?? Ref.unsafeMake<ReadonlyArray<ProxyInput.Caller>>([])
-      // Connectors connect first (concurrently); one that fails is retried in the background.
-      const connected = new Map<string, Connection>()
-      const failures = new Map<string, string>()
-      yield* Effect.forEach(sources.filter(isConnector), (connector) =>
-        Effect.either(open(connector, callersOf(connector.prefix), scope)).pipe(
-          Effect.flatMap(Either.match({
-            onLeft: (e) =>
-              Effect.zipRight(
-                Effect.sync(() =>
-                  failures.set(connector.prefix, e.message)
-                ),
-                Effect.logWarning(`backend ${connector.prefix} could not be connected: ${e.message}`)
-              ),
-            onRight: (c) => Effect.sync(() => connected.set(connector.prefix, c))
-          }))
-        ), { concurrency: "unbounded", discard: true })
-      for (const source of sources) {
-        if ("client" in source && recreatable(source) !== undefined) {
-          connected.set(source.prefix, {
-            client: source.client,
-            scope: yield* Scope.fork(scope, ExecutionStrategy.sequential)
-          })
-        }
-      }
+      const { connected, failures } = yield* connectAll(sources, callersOf, scope)
       const backends = yield* makeBackends(sources.map((s) => ({
         prefix: s.prefix,
         up: !isConnector(s) || connected.has(s.prefix),
@@ -372,9 +386,7 @@ export const make = (
         }
       }
       const connectors = new Set(
-        sources.filter(isConnector).map((s) =>
-          s.prefix
-        )
+        sources.filter(isConnector).map((s) => s.prefix)
       )
       yield* start(
         state,
