@@ -261,8 +261,9 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
 /**
  * Proxy options: every `McpServer.Options` setting except the definitions, validation (the
  * proxy has `validate: false`) and `subscribe` (the proxy has `subscribe: true` and forwards
- * subscriptions, see the module docs); `middleware` runs after the proxy's own two (the answer
- * for a reconnecting backend's names, the subscription count), plus:
+ * subscriptions, see the module docs); `middleware` runs after the proxy's own three (the answer
+ * for a reconnecting backend's names, the subscription count, the answer for an ambiguous MCP
+ * Apps tool name), plus:
  *
  * - `name`, `version`: the proxy's `Implementation`, default `presa-mcp-proxy` / `0.1.0`;
  * - `instructions`: default the backends' instructions, each as `<prefix>: <instructions>`, joined

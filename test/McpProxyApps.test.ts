@@ -170,5 +170,10 @@ describe("McpProxy and MCP Apps", () => {
       expect(names).toContain("two_roll")
       expect(names).not.toContain("roll")
       expect(names).not.toContain("show")
+      // a view's call by that name is refused with the prefixed offers named
+      const ambiguous = yield* Effect.flip(front.callTool("roll", {}))
+      assert(ambiguous._tag === "McpError")
+      assert.strictEqual(ambiguous.code, -32602)
+      expect(ambiguous.message).toContain("one_roll, two_roll")
     }).pipe(Effect.scoped, bounded))
 })

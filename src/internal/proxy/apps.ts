@@ -19,8 +19,9 @@ import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
-import type * as McpSchema from "../../McpSchema.js"
+import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
+import type * as Middleware from "../../Middleware.js"
 import type { RequestContextShape } from "../../RequestContext.js"
 import type * as Tool from "../../Tool.js"
 import { namespaceOf, type State } from "./backends.js"
@@ -113,8 +114,37 @@ export interface Alias {
   readonly fingerprint: string
 }
 
-/** The aliases served (by name). */
-export type Aliases = Ref.Ref<ReadonlyMap<string, Alias>>
+/**
+ * The aliases served (by name), and the names several backends with views offer (not served:
+ * the prefixed names of each offer), for a clear error.
+ */
+export interface AliasState {
+  readonly served: ReadonlyMap<string, Alias>
+  readonly ambiguous: ReadonlyMap<string, ReadonlyArray<string>>
+}
+
+export type Aliases = Ref.Ref<AliasState>
+
+export const makeAliases: Effect.Effect<Aliases> = Ref.make<AliasState>({ served: new Map(), ambiguous: new Map() })
+
+/**
+ * A `tools/call` naming a tool several backends with views offer is answered -32602 naming the
+ * prefixed tools (the proxy cannot tell which backend's view sent it).
+ */
+export const ambiguousViewTools = (aliases: Aliases): Middleware.Middleware => (request, next) => {
+  const name = request.params.name
+  if (request.method !== McpSchema.Method.toolsCall || typeof name !== "string") return next
+  return Effect.flatMap(Ref.get(aliases), (state): typeof next => {
+    const offers = state.ambiguous.get(name)
+    return offers === undefined ? next : Effect.fail(
+      JsonRpc.McpError.invalidParams(
+        `Unknown tool: ${name} (backends with views offer it as ${
+          offers.join(", ")
+        }; the proxy cannot tell which one a view means)`
+      )
+    )
+  })
+}
 
 /**
  * Serves the aliases the backends' current items call for (under the state's lock): per name,
@@ -135,10 +165,14 @@ export const syncAliases = (state: State): Effect.Effect<void> =>
       }
     }
     const wanted = new Map<string, { readonly alias: Alias; readonly def: Tool.Tool }>()
+    const before = yield* Ref.get(state.aliases)
+    const ambiguous = new Map<string, ReadonlyArray<string>>()
     for (const [name, by] of offers) {
       const [only, ...others] = by
       if (only === undefined) continue
       if (others.length > 0) {
+        ambiguous.set(name, by.map((b) => b.it.key))
+        if (before.ambiguous.has(name)) continue
         yield* Effect.logWarning(
           `MCP Apps: tool ${name} is offered to views by backends ${
             by.map((b) => b.prefix).join(", ")
@@ -152,7 +186,7 @@ export const syncAliases = (state: State): Effect.Effect<void> =>
         def: only.app.alias
       })
     }
-    const current = yield* Ref.get(state.aliases)
+    const current = before.served
     for (const [name, alias] of current) {
       const next = wanted.get(name)
       if (next !== undefined && next.alias.prefix === alias.prefix && next.alias.fingerprint === alias.fingerprint) {
@@ -171,5 +205,5 @@ export const syncAliases = (state: State): Effect.Effect<void> =>
       if (Either.isRight(added)) served.set(name, next.alias)
       else yield* Effect.logWarning(`MCP Apps: alias ${name} of backend ${next.alias.prefix}: ${added.left.message}`)
     }
-    yield* Ref.set(state.aliases, served)
+    yield* Ref.set(state.aliases, { served, ambiguous })
   })

@@ -18,7 +18,7 @@ import type * as McpClient from "../../McpClient.js"
 import type { Policy } from "../../McpProxy.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
-import { type Alias, type Aliases, syncAliases } from "./apps.js"
+import { type Aliases, syncAliases } from "./apps.js"
 import {
   claimId,
   type Definition,
@@ -98,11 +98,10 @@ export const makeState = (
   backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
   interest: Interest,
   limits: Limits,
-  health: ProxyHealth.Health
+  health: ProxyHealth.Health,
+  aliases: Aliases
 ): Effect.Effect<State> =>
-  Effect.all({ lock: Effect.makeSemaphore(1), aliases: Ref.make<ReadonlyMap<string, Alias>>(new Map()) }).pipe(
-    Effect.map(({ aliases, lock }) => ({ server, backends, lock, interest, limits, health, aliases }))
-  )
+  Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest, limits, health, aliases }))
 
 /** What a link is made of besides the state. */
 export interface LinkOptions {

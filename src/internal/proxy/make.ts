@@ -18,6 +18,7 @@ import type * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
 import type * as Middleware from "../../Middleware.js"
+import { type Aliases, ambiguousViewTools, makeAliases } from "./apps.js"
 import {
   ALL_GROUPS,
   apply,
@@ -146,12 +147,14 @@ const unavailableWhileDown =
 /**
  * The proxy's server: no definitions yet (so it cannot be refused), `validate: false`, logging and
  * `listChanged` on unless the options say otherwise, the backends' instructions by default (of
- * those connected at start).
+ * those connected at start); its middlewares answer for reconnecting backends, count resource
+ * subscriptions and name the offers of an ambiguous MCP Apps tool name.
  */
 const makeServer = (
   clients: ReadonlyArray<{ readonly prefix: string; readonly client: McpClient.McpClient }>,
   backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
   interest: Interest,
+  aliases: Aliases,
   options: Options
 ): Effect.Effect<McpServer.McpServer, never, Scope.Scope> => {
   const {
@@ -178,7 +181,12 @@ const makeServer = (
     logging: options.logging ?? true,
     listChanged: options.listChanged ?? true,
     subscribe: true,
-    middleware: [unavailableWhileDown(backends), countInterest(interest), ...(middleware ?? [])],
+    middleware: [
+      unavailableWhileDown(backends),
+      countInterest(interest),
+      ambiguousViewTools(aliases),
+      ...(middleware ?? [])
+    ],
     ...(instructions === undefined ? {} : { instructions })
   }).pipe(Effect.orDie)
 }
@@ -357,8 +365,9 @@ export const make = (
         return client === undefined ? [] : [{ prefix: s.prefix, client }]
       })
       const interest = yield* makeInterest
-      const server = yield* makeServer(clients, backends, interest, options)
-      const state = yield* makeState(server, backends, interest, limitsOf(options), health)
+      const aliases = yield* makeAliases
+      const server = yield* makeServer(clients, backends, interest, aliases, options)
+      const state = yield* makeState(server, backends, interest, limitsOf(options), health, aliases)
       const links: Array<Link> = []
       const initial = new Map<string, { readonly link: Link; readonly connection: Connection }>()
       for (const source of sources) {
