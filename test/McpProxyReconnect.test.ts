@@ -7,7 +7,8 @@
  * - HTTP modern: our server on a port, closed and served again on the same port;
  * - HTTP legacy session: the same, a 2025-11-25 session: restarted at once, the old session id is
  *   unknown (404) and the proxy's call gets a fresh session without a reconnection; stopped for
- *   longer, the proxy's pings notice and it reconnects;
+ *   longer, the proxy's pings notice and it reconnects; the official SDK v1 server (sessions)
+ *   killed and started again on the same port;
  * - a client given connected (`{ prefix, client, connect }`): its process killed, the proxy
  *   re-creates it with `connect`.
  *
@@ -28,6 +29,7 @@ import * as McpProxy from "../src/McpProxy.js"
 import type * as McpSchema from "../src/McpSchema.js"
 import * as Stdio from "../src/transport/Stdio.js"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
+import { spawnSdkServer } from "./fixtures/interop-http.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const FIXTURE = Path.join(ROOT, "test", "fixtures", "stdio-server.ts")
@@ -194,6 +196,34 @@ describe("McpProxy reconnects every kind of backend", () => {
         yield* healthIs(health, "web", "connected", 2)
         yield* answers(front, "web_version", {}, "third")
         yield* third.stop
+      }).pipe(Effect.scoped, boundedTest),
+    120_000
+  )
+
+  it.live(
+    "HTTP legacy session, the official SDK v1 server: killed and started again on the same port",
+    () =>
+      Effect.gen(function*() {
+        const firstScope = yield* Scope.make()
+        const url = yield* spawnSdkServer("v1").pipe(Scope.extend(firstScope))
+        const port = Number(new URL(url).port)
+        const health = yield* McpProxy.makeHealth
+        const config = yield* McpProxy.decodeConfig({
+          mcpServers: { v1: { url, include: ["echo"], retry: { initialDelayMs: 100, maxDelayMs: 200 } } }
+        })
+        const proxy = yield* McpProxy.fromConfig(config, {
+          health,
+          pingInterval: "200 millis",
+          client: { versions: LEGACY, requestTimeout: "5 seconds" }
+        })
+        const front = yield* McpClient.connect(yield* InProcess.client(proxy))
+        expect(texts(yield* front.callTool("v1_echo", { text: "one" }))).toEqual(["one"])
+
+        yield* Scope.close(firstScope, Exit.void)
+        yield* healthIs(health, "v1", "reconnecting")
+        yield* spawnSdkServer("v1", ["--port", String(port)])
+        yield* healthIs(health, "v1", "connected", 2)
+        yield* answers(front, "v1_echo", { text: "two" }, "two")
       }).pipe(Effect.scoped, boundedTest),
     120_000
   )
