@@ -74,8 +74,10 @@ const rewriteMeta = (link: Link, meta: JsonRpc.JsonObject): JsonRpc.JsonObject =
  */
 export const withApps = (link: Link, tool: McpSchema.Tool, it: Item): Item => {
   if (it.definition._tag !== "tool") return it
-  const ui = uiOf(tool._meta)
-  const meta = tool._meta === undefined ? undefined : rewriteMeta(link, tool._meta)
+  // the served definition's `_meta` (the backend's, or what a transformation made of it)
+  const served = it.definition.def._meta
+  const ui = uiOf(served)
+  const meta = served === undefined ? undefined : rewriteMeta(link, served)
   const def: Tool.Tool = {
     ...it.definition.def,
     ...(meta === undefined ? {} : { _meta: meta }),
