@@ -7,9 +7,10 @@
  *   npx tsx examples/proxy.ts --spawn-library              (the library as a child process over stdio)
  *
  * Backends: the reference library (prefix `library`: tools `library_add`, `library_logo`, prompt
- * `library_introduce`, resource `file:///readme.txt`, template `people://{id}`, skill
- * `skill://code-review/SKILL.md`), in process or spawned (`examples/library.ts --stdio`), and a small
- * clock server in process (prefix `clock`: tool `clock_now`).
+ * `library_introduce`, resource `file://library//readme.txt` (its `file:///readme.txt`), template
+ * `people://library/{id}`, skill `skill://code-review/SKILL.md`), in process or spawned
+ * (`examples/library.ts --stdio`; a child that dies is spawned again), and a small clock server in
+ * process (prefix `clock`: tool `clock_now`).
  *
  * In HTTP mode one line with the URL goes to stderr; in stdio mode stdout carries only MCP messages.
  */
@@ -43,26 +44,32 @@ const now = Tool.fromJsonSchema({
 
 const makeClock = McpServer.make({ name: "clock", version: "0.1.0", listChanged: true, tools: [now] })
 
-/** The library as a backend: a server in this process, or `examples/library.ts --stdio` as a child. */
-const libraryClient = values["spawn-library"]
-  ? Effect.gen(function*() {
-    const transport = yield* Stdio.spawn({
-      command: process.execPath,
-      args: ["--import", "tsx", fileURLToPath(new URL("./library.ts", import.meta.url)), "--stdio"],
-      stderr: "inherit"
+/**
+ * The library as a backend: a server in this process, or `examples/library.ts --stdio` as a child
+ * (connected again by the proxy when it dies: `connect`).
+ */
+const connectLibrary = (input: McpProxy.InputOptions) =>
+  values["spawn-library"]
+    ? Effect.gen(function*() {
+      const transport = yield* Stdio.spawn({
+        command: process.execPath,
+        args: ["--import", "tsx", fileURLToPath(new URL("./library.ts", import.meta.url)), "--stdio"],
+        stderr: "inherit"
+      })
+      return yield* McpClient.connect(transport, input)
     })
-    return yield* McpClient.connect(transport, McpProxy.inputHandlers)
-  })
-  : Effect.flatMap(
-    makeLibrary,
-    (server) =>
-      Effect.flatMap(InProcess.client(server), (transport) => McpClient.connect(transport, McpProxy.inputHandlers))
-  )
+    : Effect.flatMap(
+      Effect.orDie(makeLibrary), // the definitions are ours: a mistake in them is a defect
+      (server) => Effect.flatMap(InProcess.client(server), (transport) => McpClient.connect(transport, input))
+    )
 
 const makeProxy = Effect.gen(function*() {
-  const library = yield* libraryClient
+  const library = yield* connectLibrary(McpProxy.inputHandlers)
   const clock = yield* McpClient.connect(yield* InProcess.client(yield* makeClock), McpProxy.inputHandlers)
-  return yield* McpProxy.make([{ prefix: "library", client: library }, { prefix: "clock", client: clock }], {
+  return yield* McpProxy.make([{ prefix: "library", client: library, connect: connectLibrary }, {
+    prefix: "clock",
+    client: clock
+  }], {
     name: "presa-proxy-example",
     version: "0.1.0",
     pingInterval: "30 seconds"

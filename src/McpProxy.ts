@@ -11,10 +11,21 @@
  *
  * - tools and prompts as `<prefix>_<name>`, their `inputSchema`, `outputSchema`, `annotations`,
  *   `title`, `description`, `icons` and `_meta` unchanged (other `Tool` fields are not kept: the
- *   server's definitions have no slot for them);
- * - resources, resource templates and skills under their own URIs;
+ *   server's definitions have no slot for them), except MCP Apps' view URI (below);
+ * - resources and resource templates under their URIs with the prefix inserted after the scheme
+ *   (since 0.3.0; `scheme://rest` → `scheme://<prefix>/rest`, `scheme:rest` → `scheme:<prefix>:rest`;
+ *   a reversible, unambiguous mapping: docs/proxy.md, "Resource URIs"), unless the backend has
+ *   `prefixUris: false`; a read maps the URI back and the contents' URIs forward, and resource
+ *   subscriptions and `notifications/resources/updated` follow the mapping. Skills keep their
+ *   own `skill://` URIs;
  * - completions, routed to the owning backend (a prompt by its prefixed name, a template by its
- *   `uriTemplate`), when that backend declares `completions`.
+ *   proxied `uriTemplate`), when that backend declares `completions`;
+ * - MCP Apps (`io.modelcontextprotocol/ui`, since 0.3.0): a tool's `_meta.ui.resourceUri` (and the
+ *   flat `ui/resourceUri`) is rewritten to the view's proxied URI and the rest of `_meta.ui` kept
+ *   (view contents keep their `_meta`); an app-only tool (`visibility` without `"model"`) is
+ *   listed only to callers that declare the extension; for a backend that links a view, each tool
+ *   a view may call is also served under the backend's own name, app-only, to such callers, when
+ *   no other backend offers that name (docs/proxy.md, "MCP Apps").
  *
  * What each call forwards:
  *
@@ -52,8 +63,11 @@
  * not take the proxy down: its calls fail with -32603 naming it, and its entries are removed
  * (logged), which the proxy's listeners see as list_changed.
  *
- * - A {@link Backend} (a client you connected) is not reconnected: its names become unknown
- *   (-32602).
+ * - A {@link Backend} (a client you connected) with a `connect` is re-created with it, as a
+ *   {@link Connector} is reconnected (since 0.3.0); without one it is not reconnected: its names
+ *   become unknown (-32602).
+ * - A legacy HTTP backend whose session the server no longer knows (404, e.g. after a restart)
+ *   gets a fresh session from the client transport, transparently (the call is answered).
  * - A {@link Connector} (a way to connect, which the proxy runs itself; {@link fromConfig} makes
  *   them from an `mcpServers` file) is reconnected with its `retry` schedule, also when it fails
  *   at start (the proxy starts without it). While it is down, a `tools/call` naming one of the
@@ -66,13 +80,16 @@
  *   backend's server→client requests that arrive outside any call (stdio; the HTTP GET stream)
  *   go to the one proxied call in flight to it (see {@link inputHandlers}).
  *
+ * The backends' status (connected, reconnecting, given up; since when; last error) is kept in a
+ * {@link Health} view ({@link Options} `health`).
+ *
  * Trust boundaries (docs/proxy.md): a backend cannot take over another's entries, nor make the
  * proxy hold or re-list without bound.
  *
  * - Names: a tool or prompt name is in the namespace of the backend with the longest prefix it
  *   starts with (`a_b_c` belongs to `a_b` when both `a` and `a_b` are backends): backend `a`'s
  *   tool `b_c` is left out (logged) whether or not `a_b` serves `c`. A URI (resource, template,
- *   skill and its files) stays with the backend that served it first (at start, the earlier one
+ *   skill and its files; prefixed URIs cannot collide) stays with the backend that served it first (at start, the earlier one
  *   in the list), also while that backend is being reconnected. The left-out entry is logged; the
  *   other backends keep theirs.
  * - Lists: each list of a backend is read within `maxListPages`, `maxListItems` and
@@ -95,6 +112,7 @@ import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as internalConfig from "./internal/proxy/config.js"
 import * as internalError from "./internal/proxy/error.js"
+import * as internalHealth from "./internal/proxy/health.js"
 import * as internalInput from "./internal/proxy/input.js"
 import * as internal from "./internal/proxy/make.js"
 import * as internalReconnect from "./internal/proxy/reconnect.js"
@@ -125,18 +143,62 @@ export interface ToolPolicy {
 }
 
 /**
+ * An include / exclude list of exact names or URIs (every field optional): `include` keeps only
+ * these (default all), `exclude` then drops these (default none).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Filter {
+  readonly include?: ReadonlyArray<string> | undefined
+  readonly exclude?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * What the proxy serves of a backend: the {@link ToolPolicy} fields for its tools, plus (every
+ * field optional, since 0.3.0)
+ *
+ * - `prompts`: a {@link Filter} on its prompts' names (the backend's names);
+ * - `resources`: a {@link Filter} on its static resources' URIs (the backend's URIs);
+ * - `resourceTemplates`: a {@link Filter} on its templates' `uriTemplate` (the backend's text);
+ * - `prefixUris`: `false` serves its resource and template URIs unchanged (a URI another
+ *   backend serves first is then left out, see the module docs); default `true`: each URI is
+ *   served with the prefix after its scheme (`ui://dice/view` of `apps` is `ui://apps/dice/view`,
+ *   `file:///a` of `fs` is `file://fs//a`, `urn:x:1` of `b` is `urn:b:x:1`; docs/proxy.md).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Policy extends ToolPolicy {
+  readonly prompts?: Filter | undefined
+  readonly resources?: Filter | undefined
+  readonly resourceTemplates?: Filter | undefined
+  readonly prefixUris?: boolean | undefined
+}
+
+/**
  * One backend: `prefix` (1 or more of `A-Z a-z 0-9 _ . -`, unique among the backends; names its
- * tools and prompts `<prefix>_<name>` and the backend in errors and logs) and `client`, a
- * connected client (any transport, either era), plus the optional {@link ToolPolicy} fields
- * (since 0.2.0). The proxy does not close the client: the Scope that connected it owns it, and a
- * backend given this way is not reconnected (see {@link Connector}).
+ * tools and prompts `<prefix>_<name>`, its URIs, and the backend in errors and logs) and
+ * `client`, a connected client (any transport, either era), plus the optional {@link Policy}
+ * fields (since 0.2.0; the filters and `prefixUris` since 0.3.0). The proxy does not close the
+ * client: the Scope that connected it owns it.
+ *
+ * - `connect` (since 0.3.0): how to connect the backend again, as a {@link Connector}'s. When the
+ *   given client's connection is lost, the proxy re-creates the backend with it (and `retry`,
+ *   default {@link DEFAULT_RETRY}), as it does for a {@link Connector}.
+ * - Without `connect`, the backend is not reconnected: its names become unknown (-32602) and
+ *   its health is `"givenUp"`. Prefer a {@link Connector} (or `connect`) for every backend.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Backend extends ToolPolicy {
+export interface Backend extends Policy {
   readonly prefix: string
   readonly client: McpClient.McpClient
+  readonly connect?:
+    | ((input: InputOptions) => Effect.Effect<McpClient.McpClient, McpClient.CallError, Scope.Scope>)
+    | undefined
+  readonly retry?: Schedule.Schedule<unknown, unknown> | undefined
 }
 
 /**
@@ -150,7 +212,7 @@ export type InputOptions = internalReconnect.InputOptions
 
 /**
  * A backend the proxy connects itself, and reconnects: `prefix` (as in {@link Backend}), the
- * {@link ToolPolicy} fields, and
+ * {@link Policy} fields, and
  *
  * - `connect`: given the proxy's {@link InputOptions}, connects a client in the Scope it is run
  *   in (spawn the process or open the HTTP transport there: the proxy closes that Scope when the
@@ -189,7 +251,7 @@ export type InputOptions = internalReconnect.InputOptions
  * @since 0.2.0
  * @category models
  */
-export interface Connector extends ToolPolicy {
+export interface Connector extends Policy {
   readonly prefix: string
   readonly connect: (input: InputOptions) => Effect.Effect<McpClient.McpClient, McpClient.CallError, Scope.Scope>
   readonly retry?: Schedule.Schedule<unknown, unknown> | undefined
@@ -206,8 +268,9 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
 /**
  * Proxy options: every `McpServer.Options` setting except the definitions, validation (the
  * proxy has `validate: false`) and `subscribe` (the proxy has `subscribe: true` and forwards
- * subscriptions, see the module docs); `middleware` runs after the proxy's own two (the answer
- * for a reconnecting backend's names, the subscription count), plus:
+ * subscriptions, see the module docs); `middleware` runs after the proxy's own three (the answer
+ * for a reconnecting backend's names, the subscription count, the answer for an ambiguous MCP
+ * Apps tool name), plus:
  *
  * - `name`, `version`: the proxy's `Implementation`, default `presa-mcp-proxy` / `0.1.0`;
  * - `instructions`: default the backends' instructions, each as `<prefix>: <instructions>`, joined
@@ -223,7 +286,9 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
  *   `resources/list`, `resources/templates/list`, `skills/list` each), default 10,000;
  * - `maxListBytes` (since 0.2.0): bytes (UTF-8 JSON) of the entries kept of one backend list, a
  *   static skill counting the declared sizes of its files too (they are fetched and held), default
- *   16 MiB.
+ *   16 MiB;
+ * - `health` (since 0.3.0): a {@link Health} (from {@link makeHealth}) the proxy keeps up to date
+ *   with its backends' status; default one of its own, not reachable.
  *
  * A list over one of the last three is cut: the entries read within the bounds are served in the
  * backend's order, reading stops, the rest is left out and an error naming the backend and the
@@ -233,6 +298,61 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
  * @category models
  */
 export interface Options extends internal.Options {}
+
+/**
+ * A backend's status in the {@link Health} view: `"connected"` (served), `"reconnecting"` (down,
+ * the proxy tries again with its `retry`), `"givenUp"` (down for good: its `retry` is done, or it
+ * has no way to reconnect).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type BackendStatus = internalHealth.Status
+
+/**
+ * One backend's health: `prefix`, `status` ({@link BackendStatus}), `since` (when it entered
+ * that status, epoch milliseconds), `lastError` (the last failure seen: a lost connection, a
+ * failed attempt; its message names no secret of a configuration), `connections` (made so far,
+ * the first included) and `attempts` (failed attempts since the last connection).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type BackendHealth = internalHealth.BackendHealth
+
+/**
+ * The health view of a proxy's backends: a `SubscriptionRef` of one {@link BackendHealth} per
+ * backend, in the order of the backends list. Read it with `SubscriptionRef.get`, follow it with
+ * its `changes` stream. Pass it as {@link Options} `health`; `presa-mcp proxy` serves it at
+ * `GET /health/backends` (with `--http`) and prints each change on stderr.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as SubscriptionRef from "effect/SubscriptionRef"
+ * import * as McpProxy from "presa-mcp/McpProxy"
+ *
+ * const program = Effect.gen(function*() {
+ *   const health = yield* McpProxy.makeHealth
+ *   const config = yield* McpProxy.decodeConfig({ mcpServers: { web: { url: "http://127.0.0.1:3000/mcp" } } })
+ *   yield* McpProxy.fromConfig(config, { health })
+ *   const backends = yield* SubscriptionRef.get(health)
+ *   yield* Effect.log(backends.map((b) => `${b.prefix}: ${b.status}`).join(", "))
+ * }).pipe(Effect.scoped)
+ * ```
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Health = internalHealth.Health
+
+/**
+ * An empty {@link Health} view, to pass as {@link Options} `health`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeHealth: Effect.Effect<Health> = internalHealth.makeHealth
 
 /**
  * The kind of identity two backends may both claim: `"tool"` and `"prompt"` (prefixed names),
@@ -468,6 +588,8 @@ export type ServerEntry = internalConfig.ServerEntry
  *   (by the backend's argument names): `{ "name": "<caller's name>", "description": "…",
  *   "default": <JSON> }`, or `{ "hide": true, "value": <JSON> }` (the caller does not see it; the
  *   proxy sends `value`); see `ToolTransform` and docs/tool-transform.md;
+ * - `prompts`, `resources`, `resourceTemplates` (each `{ "include"?: [...], "exclude"?: [...] }`)
+ *   and `prefixUris` (since 0.3.0): see {@link Policy};
  * - `retry`: see {@link Retry};
  * - `disabled`: `true` leaves the entry out.
  *

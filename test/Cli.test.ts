@@ -622,6 +622,11 @@ describe("presa-mcp proxy CONFIG (an mcpServers file)", () => {
       const tools = await cli("tools", "--json", url)
       assert.strictEqual(tools.code, 0, tools.stderr)
       assert.deepStrictEqual(names(json(tools).tools).sort(), ["lib_add", "lib_logo"])
+      // the backends' health: a line per status change on stderr, and the HTTP route
+      assert.include(seen.stderr, "presa-mcp proxy: backend lib is connected")
+      const health = await fetch(new URL("/health/backends", url))
+      assert.strictEqual(health.status, 200)
+      assert.deepStrictEqual(await health.json(), { status: "ok", lib: "up" })
     } finally {
       if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGKILL")
     }

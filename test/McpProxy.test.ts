@@ -270,11 +270,13 @@ const FixtureLive = Layer.scoped(
     const { url } = yield* StreamableHttp.serve(yield* makeWeb(webInterrupted))
     const webClient = yield* McpClient.connect(yield* StreamableHttp.client({ url }), McpProxy.inputHandlers)
     const liarClient = lying(yield* McpClient.connect(yield* InProcess.client(yield* makeLiar)))
+    // URIs unprefixed (`prefixUris: false`): these tests are about the first-served rule for URIs;
+    // the prefixed namespace is tested in McpProxyNamespaces.test.ts.
     const proxy = yield* McpProxy.make([
-      { prefix: "mem", client: memClient },
-      { prefix: "v1", client: v1Client },
-      { prefix: "web", client: webClient },
-      { prefix: "liar", client: liarClient }
+      { prefix: "mem", client: memClient, prefixUris: false },
+      { prefix: "v1", client: v1Client, prefixUris: false },
+      { prefix: "web", client: webClient, prefixUris: false },
+      { prefix: "liar", client: liarClient, prefixUris: false }
     ], { name: "proxy-test", version: "1.0.0" })
     const front = yield* McpClient.connect(yield* InProcess.client(proxy), { onElicit })
     return { proxy, front, mem, memClient, v1Client, webInterrupted, logs: () => [...logLines] }
@@ -337,7 +339,11 @@ layer(FixtureLive, { excludeTestServices: true, timeout: "60 seconds" })("McpPro
     Effect.gen(function*() {
       // its own proxy: closing an HTTP listener shuts its server's listen streams down for good
       const { memClient, v1Client } = yield* Fixture
-      const proxy = yield* McpProxy.make([{ prefix: "mem", client: memClient }, { prefix: "v1", client: v1Client }])
+      const proxy = yield* McpProxy.make([{ prefix: "mem", client: memClient, prefixUris: false }, {
+        prefix: "v1",
+        client: v1Client,
+        prefixUris: false
+      }])
       const { url } = yield* StreamableHttp.serve(proxy)
       const modern = yield* McpClient.connect(yield* StreamableHttp.client({ url }))
       assert.strictEqual(modern.info.era, "modern")
@@ -531,7 +537,11 @@ describe("McpProxy collisions and prefixes", () => {
         resources: [shared],
         skills: [yield* codeReview]
       })
-      const error = yield* Effect.flip(McpProxy.make([{ prefix: "a", client: a }, { prefix: "a_b", client: b }]))
+      const error = yield* Effect.flip(McpProxy.make([{ prefix: "a", client: a, prefixUris: false }, {
+        prefix: "a_b",
+        client: b,
+        prefixUris: false
+      }]))
       assert.strictEqual(error._tag, "ProxyError")
       assert.strictEqual(error.reason, "Collision")
       const named = error.collisions.map((c) => `${c.kind} ${c.name} ${c.backends.join("+")}`)
@@ -571,7 +581,11 @@ describe("McpProxy with a backend that dies", () => {
         Effect.flatMap(spawnV1, (transport) => McpClient.connect(transport, { requestTimeout: WAIT })),
         v1Scope
       )
-      const proxy = yield* McpProxy.make([{ prefix: "mem", client: memClient }, { prefix: "v1", client: v1Client }])
+      const proxy = yield* McpProxy.make([{ prefix: "mem", client: memClient, prefixUris: false }, {
+        prefix: "v1",
+        client: v1Client,
+        prefixUris: false
+      }])
       const front = yield* McpClient.connect(yield* InProcess.client(proxy))
       expect(texts(yield* front.callTool("v1_echo", { text: "alive" }))).toEqual(["alive"])
 

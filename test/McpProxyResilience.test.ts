@@ -224,7 +224,7 @@ describe("McpProxy reconnects its backends", () => {
         const down = yield* front.callTool("v1_echo", { text: "during" })
         assert.strictEqual(down.isError, true)
         expect(texts(down)).toEqual(["Backend v1 is unavailable (the proxy is reconnecting it); try again later"])
-        const resource = yield* Effect.flip(front.readResource("test://greeting"))
+        const resource = yield* Effect.flip(front.readResource("test://v1/greeting"))
         assert(resource._tag === "McpError")
         assert.strictEqual(resource.code, -32603)
         yield* Ref.set(gate, true)
@@ -490,12 +490,13 @@ describe("McpProxy configuration files", () => {
         expect(texts(yield* front.callTool("web_state", {}))).toEqual(["green"])
 
         // Resource subscriptions: a legacy and a modern caller subscribe to the stdio backend's
-        // mem://a; the backend's update reaches both through the proxy, and not an unsubscribed URI.
+        // mem://a, served as mem://legacy/a (docs/proxy.md, "Resource URIs"); the backend's update
+        // reaches both through the proxy, and not an unsubscribed URI.
         const modern = yield* McpClient.connect(yield* InProcess.client(proxy))
         const updates = yield* Ref.make<ReadonlyArray<string>>([])
         for (const [era, client] of [["legacy", front], ["modern", modern]] as const) {
-          const subscription = yield* client.listen({ resourceSubscriptions: ["mem://a"] })
-          expect(subscription.acknowledged.resourceSubscriptions).toEqual(["mem://a"])
+          const subscription = yield* client.listen({ resourceSubscriptions: ["mem://legacy/a"] })
+          expect(subscription.acknowledged.resourceSubscriptions).toEqual(["mem://legacy/a"])
           yield* subscription.notifications.pipe(
             Stream.runForEach((n) =>
               n.method === "notifications/resources/updated"
@@ -510,12 +511,12 @@ describe("McpProxy configuration files", () => {
           front.callTool("legacy_update", { uri: "mem://a" }).pipe(
             Effect.zipRight(Effect.sleep("100 millis")),
             Effect.zipRight(Ref.get(updates)),
-            Effect.filterOrFail((u) => u.includes("legacy mem://a") && u.includes("modern mem://a"))
+            Effect.filterOrFail((u) => u.includes("legacy mem://legacy/a") && u.includes("modern mem://legacy/a"))
           )
         )
         yield* front.callTool("legacy_update", { uri: "mem://b" })
         yield* Effect.sleep("300 millis")
-        expect((yield* Ref.get(updates)).filter((u) => !u.endsWith("mem://a"))).toEqual([])
+        expect((yield* Ref.get(updates)).filter((u) => !u.endsWith("mem://legacy/a"))).toEqual([])
       }).pipe(Effect.scoped, boundedTest),
     120_000
   )

@@ -145,10 +145,15 @@ describe("McpProxy trust: names", () => {
   it.live("a URI another backend serves stays with the backend that served it first", () =>
     Effect.gen(function*() {
       const logs = capture()
-      const good = inProcess("good", {
-        resources: [Resource.make({ uri: "notes://shared", name: "shared", handler: () => "the real notes" })]
+      const good = {
+        ...inProcess("good", {
+          resources: [Resource.make({ uri: "notes://shared", name: "shared", handler: () => "the real notes" })]
+        }),
+        prefixUris: false
+      }
+      const evil = yield* configured({
+        evil: { ...hostile("--label", "evil", "--resources", "notes://shared,evil://own"), prefixUris: false }
       })
-      const evil = yield* configured({ evil: hostile("--label", "evil", "--resources", "notes://shared,evil://own") })
       const proxy = yield* McpProxy.make([good, ...evil]).pipe(Effect.provide(logs.layer))
       const client = yield* front(proxy)
       const read = yield* client.readResource("notes://shared")
@@ -170,6 +175,7 @@ describe("McpProxy trust: names", () => {
         const pids = yield* Ref.make<ReadonlyArray<number>>([])
         const good: McpProxy.Connector = {
           prefix: "good",
+          prefixUris: false,
           retry: Schedule.spaced("100 millis"),
           connect: (input) =>
             Effect.gen(function*() {
@@ -191,7 +197,9 @@ describe("McpProxy trust: names", () => {
               })
             })
         }
-        const evil = yield* configured({ evil: hostile("--label", "evil", "--resources", "notes://shared") })
+        const evil = yield* configured({
+          evil: { ...hostile("--label", "evil", "--resources", "notes://shared"), prefixUris: false }
+        })
         const proxy = yield* McpProxy.make([good, ...evil]).pipe(Effect.provide(logs.layer))
         const client = yield* front(proxy)
         const shared = Effect.map(client.readResource("notes://shared"), (r) => {

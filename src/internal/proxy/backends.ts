@@ -15,9 +15,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
 import type * as McpClient from "../../McpClient.js"
-import type { ToolPolicy } from "../../McpProxy.js"
+import type { Policy } from "../../McpProxy.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
+import { type Aliases, syncAliases } from "./apps.js"
 import {
   claimId,
   type Definition,
@@ -30,13 +31,15 @@ import {
   listResources,
   listTools
 } from "./definitions.js"
+import * as ProxyHealth from "./health.js"
 import type * as ProxyInput from "./input.js"
 import type { Limits } from "./listing.js"
 import { listSkills } from "./skills.js"
 import type { Interest } from "./updates.js"
+import { mapping } from "./uris.js"
 
 /** The backend and tool-policy shapes are the public ones (documented on `McpProxy`). */
-export type { Backend, ToolPolicy } from "../../McpProxy.js"
+export type { Backend, Policy, ToolPolicy } from "../../McpProxy.js"
 
 /**
  * One backend's status and the items the proxy serves for it (by item id; none while down).
@@ -63,6 +66,10 @@ export interface State {
   readonly interest: Interest
   /** The bounds on each backend's lists. */
   readonly limits: Limits
+  /** The backends' health view. */
+  readonly health: ProxyHealth.Health
+  /** The MCP Apps aliases served (apps.ts). */
+  readonly aliases: Aliases
 }
 
 /** The three groups, in the order a full listing takes them. */
@@ -90,8 +97,11 @@ export const makeState = (
   server: McpServer.McpServer,
   backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
   interest: Interest,
-  limits: Limits
-): Effect.Effect<State> => Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest, limits }))
+  limits: Limits,
+  health: ProxyHealth.Health,
+  aliases: Aliases
+): Effect.Effect<State> =>
+  Effect.map(Effect.makeSemaphore(1), (lock) => ({ server, backends, lock, interest, limits, health, aliases }))
 
 /** What a link is made of besides the state. */
 export interface LinkOptions {
@@ -101,7 +111,8 @@ export interface LinkOptions {
   readonly generation: number
   /** Is the backend reconnected after it goes down (its ids are then kept in `gone`)? */
   readonly retrying: boolean
-  readonly tools: ToolPolicy
+  /** Its tool policy, filters and URI mapping (`McpProxy.Policy`). */
+  readonly tools: Policy
   /** The proxied calls in flight to this backend (shared by all its connections). */
   readonly callers: Ref.Ref<ReadonlyArray<ProxyInput.Caller>>
 }
@@ -116,6 +127,8 @@ export const makeLink = (state: State, options: LinkOptions): Effect.Effect<Link
     client: options.client,
     generation: options.generation,
     tools: options.tools,
+    filters: options.tools,
+    uris: mapping(options.prefix, options.tools.prefixUris !== false),
     callers: options.callers,
     lost,
     isDown: Effect.map(Ref.get(state.backends), (m) => {
@@ -176,11 +189,13 @@ const markDown =
           gone: retrying ? new Set([...current.served.values()].flatMap((it) => it.claims.map(claimId))) : new Set()
         }))
       yield* Deferred.succeed(lost, reason)
+      yield* ProxyHealth.enter(state.health, prefix, retrying ? "reconnecting" : "givenUp", reason)
       for (const it of current.served.values()) {
         yield* removeDefinition(state.server, it.definition).pipe(
           Effect.catchAll((e) => Effect.logWarning(`proxy: could not remove ${it.id}: ${e.message}`))
         )
       }
+      yield* syncAliases(state)
       yield* Effect.logWarning(
         `backend ${prefix} is down (${reason}); its ${current.served.size} entries were removed${
           retrying ? "; reconnecting" : ""
@@ -209,7 +224,7 @@ export const giveUp = (state: State, prefix: string): Effect.Effect<void> =>
   state.lock.withPermits(1)(Ref.update(state.backends, (m) => {
     const current = m.get(prefix)
     return current === undefined ? m : new Map(m).set(prefix, { ...current, retrying: false, gone: new Set() })
-  }))
+  })).pipe(Effect.zipRight(ProxyHealth.enter(state.health, prefix, "givenUp")))
 
 /**
  * The backend that served `id` (`"<kind> <key>"`) before it went down and is being reconnected,
@@ -334,6 +349,7 @@ export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, it
       state.backends,
       (m) => new Map(m).set(link.prefix, { ...mine, status: "up", served: kept, gone: new Set() })
     )
+    yield* syncAliases(state)
   }))
 
 /** Pings a backend every `interval`; no answer (transport failure, timeout) marks it down. */

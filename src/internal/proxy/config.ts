@@ -1,8 +1,8 @@
 /**
  * The proxy's configuration file (documented on `McpProxy.Config`): the `mcpServers` object desktop
  * hosts use — per server `command`, `args`, `env`, `cwd` (stdio) or `url`, `headers` (Streamable
- * HTTP) — plus our optional per-server `prefix`, `include` / `exclude`, `rename`, `retry` and
- * `disabled`. Decoding reports the first offending field by its path (`mcpServers.files.args[0]`).
+ * HTTP) — plus our optional per-server `prefix`, `include` / `exclude`, `rename`, the
+ * `prompts` / `resources` / `resourceTemplates` filters, `prefixUris`, `retry` and `disabled`. Decoding reports the first offending field by its path (`mcpServers.files.args[0]`).
  * @internal
  */
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -93,12 +93,22 @@ const toTransform = (entry: typeof TransformEntry.Type): ToolTransform.Transform
   return { ...rest, arguments: out }
 }
 
+/** An include / exclude list of exact names or URIs (`McpProxy.Filter`). */
+export const Filter = Schema.Struct({
+  include: Schema.optional(Schema.Array(Schema.String)),
+  exclude: Schema.optional(Schema.Array(Schema.String))
+})
+
 const common = {
   prefix: Schema.optional(Prefix),
   include: Schema.optional(Schema.Array(ToolName)),
   exclude: Schema.optional(Schema.Array(ToolName)),
   rename: Schema.optional(Schema.Record({ key: Schema.String, value: ToolName })),
   transform: Schema.optional(Schema.Record({ key: Schema.String, value: TransformEntry })),
+  prompts: Schema.optional(Filter),
+  resources: Schema.optional(Filter),
+  resourceTemplates: Schema.optional(Filter),
+  prefixUris: Schema.optional(Schema.Boolean),
   retry: Schema.optional(Retry),
   disabled: Schema.optional(Schema.Boolean)
 }
@@ -376,6 +386,10 @@ export const connectors = (config: Config, options: FromConfigOptions = {}): Rea
       transform: entry.transform === undefined
         ? undefined
         : Object.fromEntries(Object.entries(entry.transform).map(([k, t]) => [k, toTransform(t)])),
+      prompts: entry.prompts,
+      resources: entry.resources,
+      resourceTemplates: entry.resourceTemplates,
+      prefixUris: entry.prefixUris,
       retry: retrySchedule(entry.retry),
       connect: "command" in entry ? connectStdio(entry, prefix, options) : connectHttp(name, entry, options)
     }]

@@ -28,9 +28,11 @@ import * as Tool from "../../Tool.js"
 import * as ToolTransform from "../../ToolTransform.js"
 import type { TransportError } from "../../Transport.js"
 import * as UriTemplate from "../../UriTemplate.js"
+import * as Apps from "./apps.js"
 import type { Kind } from "./error.js"
 import * as ProxyInput from "./input.js"
 import { boundedList, type Limits } from "./listing.js"
+import type { UriMapping } from "./uris.js"
 
 type McpError = JsonRpc.McpError
 
@@ -51,6 +53,10 @@ export interface Link {
     readonly rename?: Readonly<Record<string, string>> | undefined
     readonly transform?: Readonly<Record<string, ToolTransform.Transform>> | undefined
   }
+  /** Which of its prompts, resources and templates are served (by the backend's names and URIs). */
+  readonly filters: Filters
+  /** How its resource and template URIs are served (see uris.ts). */
+  readonly uris: UriMapping
   /** The proxied calls in flight to this backend (for questions that arrive outside any call). */
   readonly callers: Ref.Ref<ReadonlyArray<ProxyInput.Caller>>
   /** Completed with the reason when this connection is marked down. */
@@ -60,6 +66,23 @@ export interface Link {
   /** Marks the backend down: its entries are removed (called on a fatal transport failure). */
   readonly down: (reason: string) => Effect.Effect<void>
 }
+
+/** An include / exclude list (exact names or URIs); absent: all, none. */
+export interface Filter {
+  readonly include?: ReadonlyArray<string> | undefined
+  readonly exclude?: ReadonlyArray<string> | undefined
+}
+
+/** The per-backend filters besides the tools' (documented on `McpProxy.Policy`). */
+export interface Filters {
+  readonly prompts?: Filter | undefined
+  readonly resources?: Filter | undefined
+  readonly resourceTemplates?: Filter | undefined
+}
+
+/** Does `filter` let `key` through (`include` first, then `exclude`)? */
+export const passes = (filter: Filter | undefined, key: string): boolean =>
+  (filter?.include === undefined || filter.include.includes(key)) && !(filter?.exclude ?? []).includes(key)
 
 /** A server definition of any kind. */
 export type Definition =
@@ -87,6 +110,17 @@ export interface Item {
   readonly fingerprint: string
   readonly claims: ReadonlyArray<Claim>
   readonly definition: Definition
+  /** A tool a view of its backend may call by the backend's own name (MCP Apps; see apps.ts). */
+  readonly app?: AppTool | undefined
+}
+
+/** An app-callable tool of a backend serving views: the name its views know it by and its alias. */
+export interface AppTool {
+  readonly name: string
+  /** Does the backend link a view from this tool (`_meta.ui.resourceUri`)? */
+  readonly view: boolean
+  /** The definition served under `name` (app-only, for hosts that declare MCP Apps). */
+  readonly alias: Tool.Tool
 }
 
 /** The three lists a change notification names. */
@@ -228,7 +262,7 @@ export const forward = <A>(
   })
 
 /** The caller's own `_meta` keys for `tools/call` (reserved `io.modelcontextprotocol/*` keys and the progress token are the proxy's). */
-const forwardedMeta = (ctx: RequestContextShape): JsonRpc.JsonObject | undefined => {
+export const forwardedMeta = (ctx: RequestContextShape): JsonRpc.JsonObject | undefined => {
   const own = Object.entries(ctx.meta).filter(([k]) =>
     k !== McpSchema.MetaKey.progressToken && !k.startsWith("io.modelcontextprotocol/")
   )
@@ -236,7 +270,7 @@ const forwardedMeta = (ctx: RequestContextShape): JsonRpc.JsonObject | undefined
 }
 
 /** A backend result without the fields the proxy's own server sets (`resultType`, caching hints, `serverInfo`). */
-const clean = (result: McpSchema.CallToolResult): McpSchema.CallToolResult => {
+export const clean = (result: McpSchema.CallToolResult): McpSchema.CallToolResult => {
   const { _meta, cacheScope: _cacheScope, resultType: _resultType, ttlMs: _ttlMs, ...rest } = result
   if (_meta === undefined) return rest
   const { [McpSchema.MetaKey.serverInfo]: _serverInfo, ...meta } = _meta
@@ -356,21 +390,28 @@ export const promptItem = (link: Link, prompt: McpSchema.Prompt): Effect.Effect<
   return Effect.succeed(Option.some(item("prompt", name, JSON.stringify(prompt), { _tag: "prompt", def })))
 }
 
-/** Reads `uri` from the backend; a legacy -32002 becomes -32602 with `data.uri` for a modern caller. */
-const read = (link: Link, ctx: RequestContextShape, uri: string) =>
+/**
+ * Reads the backend's `uri` (the caller named `asked`, its proxy form); the contents' URIs are
+ * given back in the proxy's form. A legacy -32002 becomes -32602 with `data.uri` for a modern caller.
+ */
+const read = (link: Link, ctx: RequestContextShape, uri: string, asked: string) =>
   forward(link, ctx, (options) => link.client.readResource(uri, options)).pipe(
-    Effect.map((r) => ({ contents: r.contents })),
+    Effect.map((r) => ({
+      contents: r.contents.map((c) => ({ ...c, uri: link.uris.toProxy(c.uri) ?? c.uri }))
+    })),
     Effect.mapError((e) =>
       e._tag === "McpError" && e.code === JsonRpc.ErrorCode.LegacyResourceNotFound && ctx.era === "modern"
-        ? JsonRpc.McpError.resourceNotFound(uri)
+        ? JsonRpc.McpError.resourceNotFound(asked)
         : e
     )
   )
 
-/** A backend resource under its own URI. */
-export const resourceItem = (link: Link, resource: McpSchema.Resource): Item => {
+/** A backend resource under its URI in the proxy's form (see uris.ts). */
+export const resourceItem = (link: Link, resource: McpSchema.Resource): Effect.Effect<Option.Option<Item>> => {
+  const uri = link.uris.toProxy(resource.uri)
+  if (uri === undefined) return skipped(link, `resource ${resource.uri}`, "its URI has no scheme")
   const def: Resource.Resource = {
-    uri: resource.uri,
+    uri,
     name: resource.name,
     ...opt("title", resource.title),
     ...opt("description", resource.description),
@@ -379,17 +420,24 @@ export const resourceItem = (link: Link, resource: McpSchema.Resource): Item => 
     ...opt("annotations", resource.annotations),
     ...opt("icons", resource.icons),
     ...opt("_meta", resource._meta),
-    handler: (uri, ctx) => read(link, ctx, uri)
+    handler: (asked, ctx) => read(link, ctx, resource.uri, asked)
   }
-  return item("resource", resource.uri, JSON.stringify(resource), { _tag: "resource", def })
+  return Effect.succeed(Option.some(item("resource", uri, JSON.stringify(resource), { _tag: "resource", def })))
 }
 
-/** A backend resource template under its own `uriTemplate`; completions go to the backend. */
+/**
+ * A backend resource template under its `uriTemplate` in the proxy's form (the scheme must be
+ * literal); a read maps the URI back, completions go to the backend under its own template.
+ */
 export const templateItem = (link: Link, template: McpSchema.ResourceTemplate): Effect.Effect<Option.Option<Item>> => {
   const parsed = UriTemplate.parse(template.uriTemplate)
   if (Either.isLeft(parsed)) return skipped(link, `template ${template.uriTemplate}`, parsed.left.message)
+  const uriTemplate = link.uris.toProxy(template.uriTemplate)
+  if (uriTemplate === undefined || Either.isLeft(UriTemplate.parse(uriTemplate))) {
+    return skipped(link, `template ${template.uriTemplate}`, "its scheme is not literal text")
+  }
   const def: Resource.ResourceTemplate = {
-    uriTemplate: template.uriTemplate,
+    uriTemplate,
     name: template.name,
     ...opt("title", template.title),
     ...opt("description", template.description),
@@ -397,13 +445,16 @@ export const templateItem = (link: Link, template: McpSchema.ResourceTemplate): 
     ...opt("annotations", template.annotations),
     ...opt("icons", template.icons),
     ...opt("_meta", template._meta),
-    handler: (_variables, ctx) => read(link, ctx, ctx.uri),
+    handler: (_variables, ctx) => {
+      const uri = link.uris.fromProxy(ctx.uri)
+      return uri === undefined
+        ? Effect.fail(JsonRpc.McpError.resourceNotFound(ctx.uri))
+        : read(link, ctx, uri, ctx.uri)
+    },
     ...completers(link, { type: "ref/resource", uri: template.uriTemplate }, parsed.right.variables)
   }
   return Effect.succeed(
-    Option.some(
-      item("resourceTemplate", template.uriTemplate, JSON.stringify(template), { _tag: "resourceTemplate", def })
-    )
+    Option.some(item("resourceTemplate", uriTemplate, JSON.stringify(template), { _tag: "resourceTemplate", def }))
   )
 }
 
@@ -415,7 +466,12 @@ export const listTools = (link: Link, limits: Limits): Effect.Effect<ReadonlyArr
     schema: McpSchema.Tool,
     typed: (cursor) => Effect.map(link.client.listTools(cursor), (p) => ({ items: p.tools, nextCursor: p.nextCursor }))
   }).pipe(
-    Effect.flatMap((tools) => Effect.forEach(tools.filter((t) => isServed(link, t.name)), (t) => toolItem(link, t))),
+    Effect.flatMap((tools) =>
+      Effect.forEach(
+        tools.filter((t) => isServed(link, t.name)),
+        (t) => Effect.map(toolItem(link, t), Option.map((it) => Apps.withApps(link, t, it)))
+      )
+    ),
     Effect.map((items) => items.flatMap(Option.toArray))
   )
 
@@ -428,13 +484,15 @@ export const listPrompts = (link: Link, limits: Limits): Effect.Effect<ReadonlyA
     typed: (cursor) =>
       Effect.map(link.client.listPrompts(cursor), (p) => ({ items: p.prompts, nextCursor: p.nextCursor }))
   }).pipe(
-    Effect.flatMap((prompts) => Effect.forEach(prompts, (p) => promptItem(link, p))),
+    Effect.flatMap((prompts) =>
+      Effect.forEach(prompts.filter((p) => passes(link.filters.prompts, p.name)), (p) => promptItem(link, p))
+    ),
     Effect.map((items) => items.flatMap(Option.toArray))
   )
 
 /**
  * The backend's static resources, except those `excluded` (the files of its skills), and its
- * templates.
+ * templates, those its filters let through.
  */
 export const listResources = (
   link: Link,
@@ -459,9 +517,13 @@ export const listResources = (
           (p) => ({ items: p.resourceTemplates, nextCursor: p.nextCursor })
         )
     })
-    const fromTemplates = yield* Effect.forEach(templates, (t) => templateItem(link, t))
-    return [
-      ...resources.filter((r) => !excluded(r.uri)).map((r) => resourceItem(link, r)),
-      ...fromTemplates.flatMap(Option.toArray)
-    ]
+    const fromResources = yield* Effect.forEach(
+      resources.filter((r) => !excluded(r.uri) && passes(link.filters.resources, r.uri)),
+      (r) => resourceItem(link, r)
+    )
+    const fromTemplates = yield* Effect.forEach(
+      templates.filter((t) => passes(link.filters.resourceTemplates, t.uriTemplate)),
+      (t) => templateItem(link, t)
+    )
+    return [...fromResources, ...fromTemplates].flatMap(Option.toArray)
   })

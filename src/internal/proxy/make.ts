@@ -18,6 +18,7 @@ import type * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
 import type * as Middleware from "../../Middleware.js"
+import { type Aliases, ambiguousViewTools, makeAliases } from "./apps.js"
 import {
   ALL_GROUPS,
   apply,
@@ -35,6 +36,7 @@ import {
 import { listenFilter, watch } from "./changes.js"
 import { claimId, type Item, type Link } from "./definitions.js"
 import { type Collision, ProxyError } from "./error.js"
+import * as ProxyHealth from "./health.js"
 import type * as ProxyInput from "./input.js"
 import { limitsOf } from "./listing.js"
 import { type Connection, type Connector, linkOf, open, supervise } from "./reconnect.js"
@@ -68,6 +70,7 @@ export interface Options extends
   readonly maxListPages?: number
   readonly maxListItems?: number
   readonly maxListBytes?: number
+  readonly health?: ProxyHealth.Health | undefined
 }
 
 const PREFIX = /^[A-Za-z0-9_.-]+$/
@@ -144,15 +147,18 @@ const unavailableWhileDown =
 /**
  * The proxy's server: no definitions yet (so it cannot be refused), `validate: false`, logging and
  * `listChanged` on unless the options say otherwise, the backends' instructions by default (of
- * those connected at start).
+ * those connected at start); its middlewares answer for reconnecting backends, count resource
+ * subscriptions and name the offers of an ambiguous MCP Apps tool name.
  */
 const makeServer = (
   clients: ReadonlyArray<{ readonly prefix: string; readonly client: McpClient.McpClient }>,
   backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
   interest: Interest,
+  aliases: Aliases,
   options: Options
 ): Effect.Effect<McpServer.McpServer, never, Scope.Scope> => {
   const {
+    health: _health,
     maxListBytes: _maxListBytes,
     maxListItems: _maxListItems,
     maxListPages: _maxListPages,
@@ -175,7 +181,12 @@ const makeServer = (
     logging: options.logging ?? true,
     listChanged: options.listChanged ?? true,
     subscribe: true,
-    middleware: [unavailableWhileDown(backends), countInterest(interest), ...(middleware ?? [])],
+    middleware: [
+      unavailableWhileDown(backends),
+      countInterest(interest),
+      ambiguousViewTools(aliases),
+      ...(middleware ?? [])
+    ],
     ...(instructions === undefined ? {} : { instructions })
   }).pipe(Effect.orDie)
 }
@@ -278,7 +289,49 @@ const start = (
     }
   })
 
-const isConnector = (source: Source): source is Connector => "connect" in source
+/** A backend the proxy connects itself (no client given). */
+const isConnector = (source: Source): source is Connector => !("client" in source)
+
+/** A backend given connected that the proxy re-creates with its `connect` when it fails. */
+const recreatable = (source: Source): Connector | undefined =>
+  "client" in source && source.connect !== undefined ? { ...source, connect: source.connect } : undefined
+
+/**
+ * The first connection of each backend the proxy reconnects: the connectors connect
+ * (concurrently; one that fails is left to its supervisor, its error kept for the health view),
+ * and a backend given connected with a `connect` gets a Scope of its own for its client.
+ */
+const connectAll = (
+  sources: ReadonlyArray<Source>,
+  callersOf: (prefix: string) => Ref.Ref<ReadonlyArray<ProxyInput.Caller>>,
+  scope: Scope.Scope
+) =>
+  Effect.gen(function*() {
+    const connected = new Map<string, Connection>()
+    const failures = new Map<string, string>()
+    yield* Effect.forEach(sources.filter(isConnector), (connector) =>
+      Effect.either(open(connector, callersOf(connector.prefix), scope)).pipe(
+        Effect.flatMap(Either.match({
+          onLeft: (e) =>
+            Effect.zipRight(
+              Effect.sync(() =>
+                failures.set(connector.prefix, e.message)
+              ),
+              Effect.logWarning(`backend ${connector.prefix} could not be connected: ${e.message}`)
+            ),
+          onRight: (c) => Effect.sync(() => connected.set(connector.prefix, c))
+        }))
+      ), { concurrency: "unbounded", discard: true })
+    for (const source of sources) {
+      if ("client" in source && recreatable(source) !== undefined) {
+        connected.set(source.prefix, {
+          client: source.client,
+          scope: yield* Scope.fork(scope, ExecutionStrategy.sequential)
+        })
+      }
+    }
+    return { connected, failures }
+  })
 
 export const make = (
   sources: ReadonlyArray<Source>,
@@ -292,41 +345,43 @@ export const make = (
       const callers = new Map<string, Ref.Ref<ReadonlyArray<ProxyInput.Caller>>>()
       for (const source of sources) callers.set(source.prefix, yield* Ref.make<ReadonlyArray<ProxyInput.Caller>>([]))
       const callersOf = (prefix: string) => callers.get(prefix) ?? Ref.unsafeMake<ReadonlyArray<ProxyInput.Caller>>([])
-      // Connectors connect first (concurrently); one that fails is retried in the background.
-      const connected = new Map<string, Connection>()
-      yield* Effect.forEach(sources.filter(isConnector), (connector) =>
-        Effect.either(open(connector, callersOf(connector.prefix), scope)).pipe(
-          Effect.flatMap(Either.match({
-            onLeft: (e) =>
-              Effect.logWarning(`backend ${connector.prefix} could not be connected: ${e.message}`),
-            onRight: (c) => Effect.sync(() => connected.set(connector.prefix, c))
-          }))
-        ), { concurrency: "unbounded", discard: true })
+      const { connected, failures } = yield* connectAll(sources, callersOf, scope)
       const backends = yield* makeBackends(sources.map((s) => ({
         prefix: s.prefix,
         up: !isConnector(s) || connected.has(s.prefix),
-        retrying: isConnector(s)
+        retrying: isConnector(s) || recreatable(s) !== undefined
       })))
+      const health = options.health ?? (yield* ProxyHealth.makeHealth)
+      yield* ProxyHealth.reset(
+        health,
+        sources.map((s) => ({
+          prefix: s.prefix,
+          up: !isConnector(s) || connected.has(s.prefix),
+          lastError: failures.get(s.prefix)
+        }))
+      )
       const clients = sources.flatMap((s) => {
         const client = isConnector(s) ? connected.get(s.prefix)?.client : s.client
         return client === undefined ? [] : [{ prefix: s.prefix, client }]
       })
       const interest = yield* makeInterest
-      const server = yield* makeServer(clients, backends, interest, options)
-      const state = yield* makeState(server, backends, interest, limitsOf(options))
+      const aliases = yield* makeAliases
+      const server = yield* makeServer(clients, backends, interest, aliases, options)
+      const state = yield* makeState(server, backends, interest, limitsOf(options), health, aliases)
       const links: Array<Link> = []
       const initial = new Map<string, { readonly link: Link; readonly connection: Connection }>()
       for (const source of sources) {
-        if (isConnector(source)) {
+        const again = isConnector(source) ? source : recreatable(source)
+        if (again !== undefined) {
           const connection = connected.get(source.prefix)
           if (connection === undefined) {
             continue
           }
-          const link = yield* linkOf(state, source, callersOf(source.prefix), connection, 0)
+          const link = yield* linkOf(state, again, callersOf(source.prefix), connection, 0)
           yield* markUp(state, source.prefix, 0)
           initial.set(source.prefix, { link, connection })
           links.push(link)
-        } else {
+        } else if ("client" in source) {
           links.push(
             yield* makeLink(state, {
               prefix: source.prefix,
@@ -339,19 +394,21 @@ export const make = (
           )
         }
       }
+      const connectors = new Set(
+        sources.filter(isConnector).map((s) => s.prefix)
+      )
       yield* start(
         state,
         links,
-        (link) =>
-          initial.get(link.prefix)?.link === link,
+        (link) => connectors.has(link.prefix),
         options.pingInterval,
-        (link) =>
-          initial.get(link.prefix)?.connection.scope ?? scope
+        (link) => initial.get(link.prefix)?.connection.scope ?? scope
       )
       for (const source of sources) {
-        if (!isConnector(source)) continue
+        const again = isConnector(source) ? source : recreatable(source)
+        if (again === undefined) continue
         yield* Effect.forkIn(
-          supervise(state, source, callersOf(source.prefix), initial.get(source.prefix), options.pingInterval, scope),
+          supervise(state, again, callersOf(source.prefix), initial.get(source.prefix), options.pingInterval, scope),
           scope
         )
       }

@@ -17,9 +17,10 @@ import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import type * as McpClient from "../../McpClient.js"
-import { ALL_GROUPS, apply, giveUp, health, list, makeLink, markUp, type State, type ToolPolicy } from "./backends.js"
+import { ALL_GROUPS, apply, giveUp, health, list, makeLink, markUp, type Policy, type State } from "./backends.js"
 import { listenFilter, watch } from "./changes.js"
 import { isFatal, type Link } from "./definitions.js"
+import * as ProxyHealth from "./health.js"
 import * as ProxyInput from "./input.js"
 import { followUpdates } from "./updates.js"
 
@@ -27,7 +28,7 @@ import { followUpdates } from "./updates.js"
 export type InputOptions = Pick<McpClient.Options, "onElicit" | "onSample" | "onRoots" | "elicitUrl">
 
 /** A backend the proxy connects (and reconnects) itself. */
-export interface Connector extends ToolPolicy {
+export interface Connector extends Policy {
   readonly prefix: string
   readonly connect: (input: InputOptions) => Effect.Effect<McpClient.McpClient, McpClient.CallError, Scope.Scope>
   readonly retry?: Schedule.Schedule<unknown, unknown> | undefined
@@ -88,6 +89,7 @@ const serve = (
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     yield* markUp(state, link.prefix, link.generation)
+    yield* ProxyHealth.enter(state.health, link.prefix, "connected")
     const ready = yield* Deferred.make<void>()
     const filter = listenFilter(link.client.info.capabilities)
     if (Object.keys(filter).length > 0) {
@@ -144,6 +146,7 @@ export const supervise = (
         const opened = yield* Effect.either(open(connector, callers, parent))
         if (Either.isLeft(opened)) {
           reason = opened.left
+          yield* ProxyHealth.enter(state.health, connector.prefix, "reconnecting", opened.left.message)
           yield* Effect.logWarning(`backend ${connector.prefix}: reconnecting failed: ${opened.left.message}`)
           continue
         }

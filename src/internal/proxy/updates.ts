@@ -5,7 +5,7 @@
  * `resourceSubscriptions`), subscribes on the backend that serves the URI (a `listen` naming
  * those URIs, which a legacy client turns into `resources/subscribe`), and re-announces each
  * `notifications/resources/updated` it gets with `McpServer.resourceUpdated`, which reaches the
- * callers that subscribed.
+ * callers that subscribed. URIs are mapped between the proxy's form and the backend's (uris.ts).
  * @internal
  */
 import * as Effect from "effect/Effect"
@@ -104,7 +104,15 @@ export const followUpdates = (state: State, link: Link, interest: Interest): Eff
     Stream.changesWith((a, b) => a.length === b.length && a.every((u, i) => u === b[i])),
     Stream.flatMap((uris) =>
       uris.length === 0 ? Stream.empty : Stream.unwrapScoped(
-        Effect.map(link.client.listen({ resourceSubscriptions: uris }), (s) => s.notifications)
+        Effect.map(
+          link.client.listen({
+            resourceSubscriptions: uris.flatMap((uri) => {
+              const own = link.uris.fromProxy(uri)
+              return own === undefined ? [] : [own]
+            })
+          }),
+          (s) => s.notifications
+        )
       ).pipe(
         Stream.catchAll((e) =>
           Stream.fromEffect(
@@ -115,7 +123,7 @@ export const followUpdates = (state: State, link: Link, interest: Interest): Eff
     Stream.runForEach((n) => {
       const uri = n.params?.uri
       return n.method === McpSchema.Method.resourcesUpdated && typeof uri === "string"
-        ? McpServer.resourceUpdated(state.server, uri)
+        ? McpServer.resourceUpdated(state.server, link.uris.toProxy(uri) ?? uri)
         : Effect.void
     })
   )
