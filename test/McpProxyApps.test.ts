@@ -176,4 +176,28 @@ describe("McpProxy and MCP Apps", () => {
       assert.strictEqual(ambiguous.code, -32602)
       expect(ambiguous.message).toContain("one_roll, two_roll")
     }).pipe(Effect.scoped, bounded))
+
+  it.live("from an mcpServers file: examples/apps.ts's app-only tool reaches Apps hosts through the proxy, and only them", () =>
+    Effect.gen(function*() {
+      const config = yield* McpProxy.decodeConfig({
+        mcpServers: { apps: { command: process.execPath, args: ["--import", "tsx", "examples/apps.ts", "--stdio"] } }
+      })
+      const proxy = yield* McpProxy.fromConfig(config, { client: { requestTimeout: "20 seconds" } })
+      // the proxy's own client declared the extension: the backend listed reverse_text to it
+      const host = yield* McpClient.connect(yield* InProcess.client(proxy), { apps: true })
+      const hostNames = (yield* host.listAllTools).map((t) => t.name)
+      expect(hostNames).toContain("apps_count_letters")
+      expect(hostNames).toContain("apps_reverse_text")
+      const counted = yield* host.callTool("apps_count_letters", { text: "Hello World" })
+      expect(counted.structuredContent).toMatchObject({ letters: 10, vowels: 3 })
+      const listed = (yield* host.listAllTools).find((t) => t.name === "apps_count_letters")
+      expect(listed?._meta).toMatchObject({ ui: { resourceUri: "ui://apps/letters/board" } })
+      const reversed = yield* host.callTool("apps_reverse_text", { text: "abc" })
+      expect(reversed.structuredContent).toMatchObject({ reversed: "cba" })
+      // a caller without the extension sees the model tool only
+      const plain = yield* McpClient.connect(yield* InProcess.client(proxy))
+      const plainNames = (yield* plain.listAllTools).map((t) => t.name)
+      expect(plainNames).toContain("apps_count_letters")
+      expect(plainNames).not.toContain("apps_reverse_text")
+    }).pipe(Effect.scoped, bounded))
 })

@@ -365,13 +365,17 @@ const connectHttp =
       return yield* clientOver(transport, input, options)
     })
 
-/** The proxy reconnects the whole backend, so the client does not re-listen on its own. */
+/**
+ * The proxy reconnects the whole backend, so the client does not re-listen on its own. It declares
+ * the MCP Apps extension (`apps: true`) so that a backend lists its app-only tools to it: the
+ * proxy itself shows them only to callers that declare the extension (internal/proxy/apps.ts).
+ */
 const clientOver = (
   transport: import("../../Transport.js").ClientTransport,
   input: InputOptions,
   options: FromConfigOptions
 ): Effect.Effect<McpClient.McpClient, McpClient.CallError | Transport.TransportError, Scope.Scope> =>
-  McpClient.connect(transport, { relisten: Schedule.stop, ...options.client, ...input })
+  McpClient.connect(transport, { relisten: Schedule.stop, apps: true, ...options.client, ...input })
 
 /** The enabled entries as connectors, in the file's order. */
 export const connectors = (config: Config, options: FromConfigOptions = {}): ReadonlyArray<Connector> =>
