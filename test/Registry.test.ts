@@ -259,6 +259,26 @@ describe("presa-mcp registry init", () => {
     expectCode(run, 3)
     assert.include(run.stderr, "--name io.github.")
   })
+
+  it("a server that cannot be reached: exit 4, nothing written", { timeout: TEST_MS }, async () => {
+    const out = Path.join(empty, "unreached.json")
+    const run = await cliIn(
+      empty,
+      "registry",
+      "init",
+      "--url",
+      "http://127.0.0.1:1/mcp",
+      "--name",
+      "io.github.acme/x",
+      "--description",
+      "x",
+      "--out",
+      out
+    )
+    expectCode(run, 4)
+    assert.include(run.stderr, "cannot read the server's info")
+    assert.isFalse(Fs.existsSync(out))
+  })
 })
 
 // ---------------------------------------------------------------------------------------------
