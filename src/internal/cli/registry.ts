@@ -146,7 +146,10 @@ const initOptions = {
     Options.withDescription("Sends Authorization: Bearer TOKEN to the --url server."),
     Options.optional
   ),
-  era: Options.choice("era", ["auto", "modern", "legacy"]).pipe(Options.withDefault("auto" as const)),
+  era: Options.choice("era", ["auto", "modern", "legacy"]).pipe(
+    Options.withDescription("Protocol era: modern = 2026-07-28, legacy = 2025-11-25 / 2025-06-18, auto = detect."),
+    Options.withDefault("auto" as const)
+  ),
   timeout: Options.text("timeout").pipe(
     Options.withDescription("Deadline of the connection: seconds or a duration. Default 60."),
     Options.optional
