@@ -27,6 +27,7 @@ import { ExitCode, UsageError } from "./exitCode.js"
 import * as Interaction from "./interaction.js"
 import { CliIo, type Io } from "./io.js"
 import * as Proxy from "./proxy.js"
+import * as Registry from "./registry.js"
 import * as Render from "./render.js"
 import * as Target from "./target.js"
 import * as Values from "./values.js"
@@ -607,7 +608,8 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       listen(run, onListening),
       login(run),
       app(run, onListening),
-      Proxy.command(exit)
+      Proxy.command(exit),
+      Registry.command(split, exit)
     ])
   )
 }
@@ -633,7 +635,7 @@ export const footer: HelpDoc.HelpDoc = HelpDoc.blocks([
     HelpDoc.p("2  the server answered with a JSON-RPC error"),
     HelpDoc.p("3  usage error (unknown command or option, bad JSON or key=value, no target)"),
     HelpDoc.p("4  connection error (cannot start or reach the server, it exited, timeout, no common protocol version)"),
-    HelpDoc.p("5  skills: a skill failed verification"),
+    HelpDoc.p("5  skills: a skill failed verification; registry: the server.json is not valid"),
     HelpDoc.p("130  interrupted (Ctrl-C) before the command finished")
   ])
 ])
