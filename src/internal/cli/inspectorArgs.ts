@@ -3,8 +3,10 @@
  * -- command args`), parsed the way the Inspector parses it (issue #40, point 2). The Inspector
  * uses commander with unknown options allowed: variadic options (`--tool-arg a=1 b=2`) take the
  * arguments that follow up to the next option, an unknown option (`--stdio`) and any other
- * argument belong to the server's command line, and everything after the first `--` is appended
- * to it untouched. `@effect/cli` has no variadic options, hence this small parser.
+ * argument belong to the server's command line. Its launcher drops the first `--` before the CLI
+ * parses the line, so `--` protects nothing: `--prompt-args id=ada -- node server.js` takes `node`
+ * as one more key=value (an error in both); put the server's command first. `@effect/cli` has no
+ * variadic options, hence this small parser.
  *
  * @internal
  */
@@ -30,7 +32,7 @@ export interface Invocation {
   readonly format: string | undefined
   readonly config: string | undefined
   readonly server: string | undefined
-  /** The server's command line or URL: the arguments that are not ours, then those after `--`. */
+  /** The server's command line or URL: the arguments that are not ours, in order. */
   readonly target: ReadonlyArray<string>
 }
 
@@ -96,7 +98,7 @@ const pair = (value: string): Either.Either<readonly [string, string], string> =
 export const parse = (args: ReadonlyArray<string>): Either.Either<Invocation, string> =>
   Either.gen(function*() {
     const at = args.indexOf("--")
-    const before = at < 0 ? args : args.slice(0, at)
+    const before = at < 0 ? args : [...args.slice(0, at), ...args.slice(at + 1)]
     const single: Partial<Record<Single, string>> = {}
     const pairs: Record<Pairs, Record<string, string>> = { toolArgs: {}, promptArgs: {}, env: {} }
     const headers: Array<string> = []
@@ -158,7 +160,7 @@ export const parse = (args: ReadonlyArray<string>): Either.Either<Invocation, st
       format: single.format,
       config: single.config,
       server: single.server,
-      target: at < 0 ? target : [...target, ...args.slice(at + 1)]
+      target
     }
     return invocation
   })
