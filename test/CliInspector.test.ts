@@ -14,14 +14,17 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 import { makeLibrary } from "../examples/library-definitions.js"
+import * as InspectorArgs from "../src/internal/cli/inspectorArgs.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const INSPECTOR = Path.join(ROOT, "peers", "inspector", "node_modules", ".bin", "mcp-inspector")
@@ -168,6 +171,38 @@ describe.skipIf(!installed)("Inspector CLI and presa-mcp --cli, stdio (examples/
     )
   })
 
+  it(
+    "--config FILE --server NAME (an mcpServers entry), --tool-arg converted by the schema",
+    { timeout: TEST_MS },
+    async () => {
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "presa-inspector-"))
+      try {
+        const config = Path.join(dir, "mcp.json")
+        const [command, ...args] = LIBRARY
+        Fs.writeFileSync(config, JSON.stringify({ mcpServers: { library: { command, args } } }))
+        const result = await same(
+          [
+            "--config",
+            config,
+            "--server",
+            "library",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "add",
+            "--tool-arg",
+            "numbers=[7]"
+          ],
+          0
+        )
+        assert.deepStrictEqual(field(result, "structuredContent"), { sum: 7 })
+        await same(["--config", config, "--server", "nope", "--method", "tools/list"], 1)
+      } finally {
+        Fs.rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  )
+
   it("the command before the flags, without --", { timeout: TEST_MS }, async () => {
     const [theirs, ours] = await both([
       ...LIBRARY,
@@ -222,4 +257,49 @@ describe.skipIf(!installed)("Inspector CLI and presa-mcp --cli, Streamable HTTP 
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
   cases(() => [url])
+})
+
+describe("InspectorArgs.parse (commander's reading, as the Inspector's)", () => {
+  const parse = (...args: ReadonlyArray<string>) =>
+    Either.getOrElse(InspectorArgs.parse(args), (message) => assert.fail(message))
+
+  it("variadic --tool-arg / --prompt-args, unknown options to the target, -e, --opt=value", () => {
+    const inv = parse(
+      "--cli",
+      "node",
+      "server.js",
+      "--stdio",
+      "--method=tools/call",
+      "--tool-arg",
+      "a=1",
+      "b=x=y",
+      "-e",
+      "K=V",
+      "--tool-name",
+      "t",
+      "--",
+      "--port",
+      "3"
+    )
+    assert.deepStrictEqual(inv.target, ["node", "server.js", "--stdio", "--port", "3"])
+    assert.deepStrictEqual(inv.toolArgs, { a: "1", b: "x=y" })
+    assert.deepStrictEqual(inv.env, { K: "V" })
+    assert.strictEqual(inv.method, "tools/call")
+    assert.strictEqual(inv.toolName, "t")
+    assert.isTrue(InspectorArgs.isInvocation(["node", "s.js", "--cli", "--", "x"]))
+    assert.isFalse(InspectorArgs.isInvocation(["tools", "--", "node", "s.js", "--cli"]))
+  })
+
+  it("the Inspector's messages for a bad key=value and a lone --config", () => {
+    assert.deepStrictEqual(
+      InspectorArgs.parse(["--cli", "--prompt-args", "id="]),
+      Either.left("Invalid parameter format: id=. Use key=value format.")
+    )
+    assert.deepStrictEqual(
+      InspectorArgs.parse(["--cli", "--config", "c.json"]),
+      Either.left(
+        "Both --config and --server must be provided together. If you specify one, you must specify the other."
+      )
+    )
+  })
 })
