@@ -216,7 +216,7 @@ const callMethod = (
   }
 }
 
-const noTimeout: Target.TargetOptions = {
+const defaultTargetOptions: Target.TargetOptions = {
   url: Option.none(),
   header: [],
   bearer: Option.none(),
@@ -241,7 +241,7 @@ const execute = (
     }
     const target = yield* resolveTarget(inv)
     const { client } = yield* failedTo("connect to MCP server")(
-      Target.connect(target, noTimeout, {}, () => Effect.void, (line) => io.err(`${line}\n`))
+      Target.connect(target, defaultTargetOptions, {}, () => Effect.void, (line) => io.err(`${line}\n`))
     )
     const result = yield* callMethod(client, inv)
     return inv.format === "json" ? `${JSON.stringify({ result })}\n` : `${JSON.stringify(result, null, 2)}\n`
