@@ -628,6 +628,12 @@ export const footer: HelpDoc.HelpDoc = HelpDoc.blocks([
       "Progress of a long call is shown on stderr when stderr is a terminal. The server's questions " +
       "(elicitation) are asked on the terminal, and declined when stdin or stderr is not one."
   ),
+  HelpDoc.h1("INSPECTOR-COMPATIBLE"),
+  HelpDoc.p(
+    "presa-mcp --cli [server command or URL] --method M [--tool-name X --tool-arg k=v | --tool-args-json JSON] " +
+      "[--uri U] [--prompt-name P --prompt-args k=v] [--format json] [-e K=V] [--transport T] [--server-url URL]: " +
+      "the official MCP Inspector CLI's flags, output and exit codes (0 also for isError, 1 otherwise); see docs/cli.md."
+  ),
   HelpDoc.h1("EXIT CODES"),
   HelpDoc.enumeration([
     HelpDoc.p("0  success (listen, app: also after Ctrl-C)"),

@@ -11,6 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Commands from "./commands.js"
 import { ExitCode } from "./exitCode.js"
+import * as Inspector from "./inspector.js"
+import * as InspectorArgs from "./inspectorArgs.js"
 import * as Io from "./io.js"
 import * as Target from "./target.js"
 
@@ -26,6 +28,8 @@ export const run = (
   onListening: Effect.Effect<void>
 ): Effect.Effect<number, never, Io.CliIo | CliApp.CliApp.Environment> =>
   Effect.gen(function*() {
+    // `--cli --method …`: the official MCP Inspector CLI's command line (inspector.ts)
+    if (InspectorArgs.isInvocation(args)) return yield* Inspector.run(args).pipe(Io.withConsole)
     const split = Target.split(args, Commands.names, Commands.valueOptions)
     const exit = yield* Ref.make<number>(ExitCode.ok)
     const cli = Command.run(Commands.make(split, exit, onListening), {

@@ -102,7 +102,13 @@ export type Target =
     /** With `--oauth`: how to authorize. */
     readonly oauth: OAuthCli.Settings | undefined
   }
-  | { readonly _tag: "Stdio"; readonly command: string; readonly args: ReadonlyArray<string> }
+  | {
+    readonly _tag: "Stdio"
+    readonly command: string
+    readonly args: ReadonlyArray<string>
+    /** Variables added to the server's environment (the Inspector-compatible `-e KEY=VALUE`). */
+    readonly env?: Readonly<Record<string, string>>
+  }
 
 const usage = (message: string) => new UsageError({ message })
 
@@ -193,7 +199,12 @@ export const connect = (
         headers: target.headers,
         ...(auth === undefined ? {} : { auth })
       })
-      : yield* Stdio.spawn({ command: target.command, args: target.args, ...(stderr === undefined ? {} : { stderr }) })
+      : yield* Stdio.spawn({
+        command: target.command,
+        args: target.args,
+        ...(target.env === undefined ? {} : { env: target.env }),
+        ...(stderr === undefined ? {} : { stderr })
+      })
     const client = yield* McpClient.connect(transport, {
       ...handlers,
       name: CLIENT_NAME,
