@@ -11,9 +11,14 @@
  *   GETs; a stream without event ids is not resumed;
  * - against our own server (legacy session, 2025-11-25): the standalone GET stream cut by a TCP
  *   proxy is resumed, and the notifications sent while it was down arrive once, in order, with
- *   no "everything may have changed" gap.
+ *   no "everything may have changed" gap;
+ * - against the official SDK v2 server (`NodeStreamableHTTPServerTransport` with an event store
+ *   and `retryInterval`): a tool that closes its POST stream (`closeSSE`) before answering; our
+ *   client resumes with one GET and gets the result.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node"
+import { type EventStore, type JSONRPCMessage, McpServer as SdkServer } from "@modelcontextprotocol/server"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -25,6 +30,7 @@ import * as Stream from "effect/Stream"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import { JsonRpc, McpClient, McpServer, Resource, Transport } from "presa-mcp"
+import * as z from "zod"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
 import { listenLoopback } from "./support/Listen.js"
 import * as TcpProxy from "./support/TcpProxy.js"
@@ -346,5 +352,65 @@ describe("Streamable HTTP client: resuming the standalone GET stream (our server
       expect(got.every((n) => n.method === "notifications/resources/updated")).toBe(true)
       expect(got.some((n) => JSON.stringify(n.params?._meta ?? {}).includes("resubscribed"))).toBe(false)
       yield* Fiber.interrupt(fiber)
+    }))
+})
+
+describe("Streamable HTTP client: resuming a stream the official SDK v2 server closes", () => {
+  it.scopedLive("a tools/call whose POST stream the SDK server closes (closeSSE, event store, retryInterval) gets its result through the resumed GET", () =>
+    Effect.gen(function*() {
+      const events = new Map<string, { readonly streamId: string; readonly message: JSONRPCMessage }>()
+      let next = 0
+      const eventStore: EventStore = {
+        storeEvent: (streamId, message) => {
+          const id = `${streamId}_${String(++next).padStart(6, "0")}`
+          events.set(id, { streamId, message })
+          return Promise.resolve(id)
+        },
+        replayEventsAfter: async (lastEventId, { send }) => {
+          const streamId = events.get(lastEventId)?.streamId ?? ""
+          let after = false
+          for (const [id, event] of events) {
+            if (id === lastEventId) after = true
+            else if (after && event.streamId === streamId) await send(id, event.message)
+          }
+          return streamId
+        }
+      }
+      const sdk = new SdkServer({ name: "sdk-v2-resume", version: "2.4.0" })
+      sdk.registerTool(
+        "slow",
+        { description: "closes its stream, then answers", inputSchema: z.object({}) },
+        async (_args, ctx) => {
+          ctx.http?.closeSSE?.()
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          return { content: [{ type: "text", text: "after the close" }] }
+        }
+      )
+      const sdkTransport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => "sdk-session",
+        eventStore,
+        retryInterval: 50
+      })
+      yield* Effect.promise(() => sdk.connect(sdkTransport))
+      const resumed: Array<string> = []
+      const sockets = new Set<Net.Socket>()
+      const http = Http.createServer((req, res) => {
+        const last = req.headers["last-event-id"]
+        if (req.method === "GET" && typeof last === "string") resumed.push(last)
+        void sdkTransport.handleRequest(req, res)
+      })
+      http.on("connection", (socket) => {
+        sockets.add(socket)
+        socket.on("close", () => sockets.delete(socket))
+      })
+      const port = yield* listenLoopback(http, sockets)
+      yield* Effect.addFinalizer(() => Effect.promise(() => sdk.close()))
+      const transport = yield* StreamableHttp.client({ url: `http://127.0.0.1:${port}/mcp` })
+      const client = yield* bounded(McpClient.connect(transport, { versions: ["2025-11-25"] }))
+      assert.strictEqual(client.info.era, "legacy")
+      const called = yield* bounded(client.callTool("slow", {}))
+      expect(called.content).toEqual([{ type: "text", text: "after the close" }])
+      expect(resumed).toHaveLength(1)
+      expect(events.has(resumed[0] ?? "")).toBe(true)
     }))
 })
