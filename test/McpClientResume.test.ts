@@ -59,6 +59,8 @@ interface Raw {
   readonly seen: Array<Seen>
   /** `performance.now()` when the tools/call POST stream was ended by the server. */
   readonly closedAt: { value: number | undefined }
+  /** GET responses whose connection the client closed (or that ended). */
+  readonly getsClosed: { value: number }
 }
 
 /** What the raw server does with the tools/call POST and with each GET. */
@@ -91,6 +93,7 @@ const rawServer = (script: Script): Effect.Effect<Raw, never, Scope.Scope> =>
   Effect.gen(function*() {
     const seen: Array<Seen> = []
     const closedAt: { value: number | undefined } = { value: undefined }
+    const getsClosed = { value: 0 }
     const sockets = new Set<Net.Socket>()
     let callId: JsonRpc.RequestId = 0
     let gets = 0
@@ -112,6 +115,9 @@ const rawServer = (script: Script): Effect.Effect<Raw, never, Scope.Scope> =>
           res.writeHead(answer.status).end()
           return
         }
+        res.on("close", () => {
+          getsClosed.value++
+        })
         res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": SESSION })
         res.write(answer.sse)
         if (answer.end === true) res.end()
@@ -161,7 +167,7 @@ const rawServer = (script: Script): Effect.Effect<Raw, never, Scope.Scope> =>
       socket.on("close", () => sockets.delete(socket))
     })
     const port = yield* listenLoopback(server, sockets)
-    return { url: `http://127.0.0.1:${port}/mcp`, seen, closedAt }
+    return { url: `http://127.0.0.1:${port}/mcp`, seen, closedAt, getsClosed }
   })
 
 /** Debug log lines of the transport (which delay it chose, which try). */
@@ -231,6 +237,8 @@ describe("Streamable HTTP client: resuming a request's SSE stream (raw server)",
       ])
       const closedAt = raw.closedAt.value ?? Number.POSITIVE_INFINITY
       expect((get?.at ?? 0) - closedAt).toBeGreaterThanOrEqual(250)
+      // the resumed GET, left open by the server, is closed by the client once the response is in
+      yield* bounded(Effect.repeat(Effect.sleep("5 millis"), { until: () => raw.getsClosed.value === 1 }))
     }).pipe(Effect.provide(logs.layer), Logger.withMinimumLogLevel(LogLevel.Debug))
   })
 

@@ -88,7 +88,7 @@ const resumeError = (message: string, status?: number, cause?: unknown): Transpo
     ...(cause === undefined ? {} : { cause })
   })
 
-/** One GET with `Last-Event-ID`: the body to go on reading, or why it failed (`final`: no other try). */
+/** One GET with `Last-Event-ID`: the body to go on reading, or why it failed (see `final`). */
 const reopen = (
   client: Client,
   what: string,
@@ -117,8 +117,13 @@ const reopen = (
     if (response.status === 405) {
       return yield* resumeError(`${what} cannot be resumed: the server offers no GET stream (HTTP 405)`, 405)
     }
-    if (response.status === 404 && st.sessionId !== undefined) {
-      return yield* resumeError(`${what} cannot be resumed: the session is gone (HTTP 404)`, 404)
+    if (response.status === 404) {
+      return yield* resumeError(
+        st.sessionId === undefined
+          ? `${what} cannot be resumed: the server does not know it (HTTP 404)`
+          : `${what} cannot be resumed: the session is gone (HTTP 404)`,
+        404
+      )
     }
     return yield* new TransportError({
       reason: ok ? "Protocol" : "Http",
@@ -129,8 +134,8 @@ const reopen = (
     })
   })
 
-/** A failure after which no other try is made. */
-const final = (e: TransportError): boolean => e.reason !== "Http" || e.status === 404 || e.status === 405
+/** A failure after which no other try is made: anything but a GET that failed or got a status other than 404 / 405. */
+const final = (e: TransportError): boolean => e.reason !== "Http"
 
 /**
  * Tries to reopen the stream from `cursor.lastEventId`, from try `n` on: each after its delay,
