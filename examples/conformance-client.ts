@@ -246,10 +246,11 @@ const scenarios: Record<string, Effect.Effect<void, unknown, Scope.Scope>> = {
     yield* step("tools/call test_client_elicitation_defaults", client.callTool("test_client_elicitation_defaults", {}))
   }),
 
-  // Needs GET + Last-Event-ID resumption after the POST stream closes: not in the transport yet.
+  // The tools/call POST stream sends `id` + `retry: 500` and closes before the result: the
+  // transport waits the 500 ms and resumes with a GET carrying Last-Event-ID, where the result is.
   "sse-retry": Effect.gen(function*() {
     // No input handlers: a client declaring elicitation opens the session's GET stream right after
-    // initialized, which the scenario would count as its reconnection (a resumption we lack).
+    // initialized, which the scenario would count as its reconnection (before the retry delay).
     const client = yield* connect({ noInput: true })
     yield* step("tools/list", client.listAllTools)
     yield* step("tools/call test_reconnection", client.callTool("test_reconnection", {}))

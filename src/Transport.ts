@@ -18,14 +18,17 @@ import type * as Telemetry from "./Telemetry.js"
 
 /**
  * A local transport failure: the process could not be spawned or exited, the connection closed,
- * an HTTP exchange failed, no response came within the request's `timeout` (reason `"Timeout"`). Never a JSON-RPC error from the peer (that is `McpError`), and never
- * put on the wire.
+ * an HTTP exchange failed, no response came within the request's `timeout` (reason `"Timeout"`), an
+ * SSE stream cut before its end could not be resumed (reason `"Resume"`: the server refused the
+ * GET with `Last-Event-ID`, `status` 405; the session is gone, `status` 404; or the tries ran out;
+ * MCP 2025-11-25, Transports › Streamable HTTP › Resumability and Redelivery). Never a JSON-RPC
+ * error from the peer (that is `McpError`), and never put on the wire.
  *
  * @since 0.1.0
  * @category errors
  */
 export class TransportError extends Data.TaggedError("TransportError")<{
-  readonly reason: "Closed" | "Spawn" | "Http" | "Protocol" | "Unauthorized" | "Timeout"
+  readonly reason: "Closed" | "Spawn" | "Http" | "Protocol" | "Unauthorized" | "Timeout" | "Resume"
   readonly message: string
   readonly cause?: unknown
   /** HTTP status, when the failure is an HTTP response. */

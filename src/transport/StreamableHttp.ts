@@ -511,6 +511,25 @@ export interface ClientOptions {
    * `OAuthError` in `cause`). Default: none (a challenge fails the request at once).
    */
   readonly auth?: OAuth.Provider | undefined
+  /**
+   * Resuming a legacy SSE stream whose connection ended before the stream did (MCP 2025-11-25,
+   * Transports › Streamable HTTP › Resumability and Redelivery; SEP-1699 polling): a request's
+   * POST stream that ends before its response, or the standalone GET stream, is reopened with a
+   * GET carrying `Last-Event-ID` (the last event id it carried; a stream without ids is not
+   * resumable). Each try waits the server's `retry` (ms) when it sent one, else `initialDelay`,
+   * doubled after each try that brought no new event, capped at `maxDelay` (never below the
+   * server's `retry`). `maxAttempts` tries in a row without a new event, a `405` (no GET
+   * stream) or a `404` (the session is gone) fail the request (or end the session streams) with
+   * `TransportError` `"Resume"`. An event whose id was already delivered is dropped (the last
+   * 1024 ids per stream are kept). Defaults: `maxAttempts` 5, `initialDelay` 1000 ms,
+   * `maxDelay` 30 000 ms; `maxAttempts: 0` turns resumption off. Modern (2026-07-28) streams are
+   * never resumed: a broken one fails its request.
+   */
+  readonly resumption?: {
+    readonly maxAttempts?: number | undefined
+    readonly initialDelay?: Duration.DurationInput | undefined
+    readonly maxDelay?: Duration.DurationInput | undefined
+  } | undefined
 }
 
 /**
@@ -548,8 +567,9 @@ export interface FetchClientOptions extends ClientOptions {
  * error body on any status is the answer (its `id` null, absent or another one ⇒ given this
  * request's id; MCP 2025-11-25, Basic › Overview › Responses).
  * Fails with `TransportError`: `Http` (network failure, non-2xx without a JSON-RPC error body;
- * `status` set), `Protocol` (2xx without a response, SSE ended early, oversized message),
- * `Closed` (once the transport's Scope closed).
+ * `status` set), `Protocol` (2xx without a response, an SSE stream without event ids ended early,
+ * oversized message), `Resume` (a legacy SSE stream that ended before its response could not be
+ * resumed: see `resumption`), `Closed` (once the transport's Scope closed).
  *
  * Server→client requests (legacy sessions: `sampling/createMessage`, `elicitation/create`,
  * `roots/list`, `ping`) on a request's SSE stream are answered by that request's `onRequest`,
@@ -564,8 +584,10 @@ export interface FetchClientOptions extends ClientOptions {
  * they go to that request's `onNotification`, as over stdio); requests on it are answered as above. One GET serves every subscriber (a second GET would end the first on
  * our server: each message goes to one stream); it is closed when the last subscriber leaves.
  * Fails with `TransportError` `Protocol` before `initialize`, `Http` (with `status`, e.g. `405`)
- * when the server does not offer the stream. When the server ends the stream, subscribers' streams
- * end; there is no automatic reconnection or `Last-Event-ID` resumption.
+ * when the server does not offer the stream. When the stream's connection ends, it is resumed with
+ * `Last-Event-ID` (see `resumption`; the notifications it missed are replayed by a server that
+ * keeps them, none delivered twice); when it cannot be, subscribers' streams end (with
+ * `TransportError` `"Resume"` when the server refused it).
  *
  * `notify`: any 2xx is accepted without reading the body (MCP 2025-11-25, Transports ›
  * Streamable HTTP › Sending Messages to the Server, answers `202`); a refusal is logged, not

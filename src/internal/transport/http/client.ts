@@ -6,8 +6,8 @@
  * the client connection core (`internal/client/connection`: requests in flight, routing,
  * server→client requests): the message-level protocol (`client/protocol`: a request is one POST
  * exchange that feeds the core), request headers (`client/headers`), one POST and its response
- * (`client/post`, SSE parsing in `client/sse`), the legacy session (`client/session`) and its
- * GET stream (`client/standalone`).
+ * (`client/post`, SSE parsing in `client/sse`, resumption with `Last-Event-ID` in `client/resume`),
+ * the legacy session (`client/session`) and its GET stream (`client/standalone`).
  *
  * @internal
  */

@@ -3,6 +3,7 @@
  * `401`/`403` challenge runs the provider's `onChallenge` and the exchange runs again, at most
  * `maxAttempts` times (Authorization › Scope Challenge Handling: a client that keeps being
  * refused stops instead of looping). Used for POSTed requests and the legacy standalone GET.
+ * Also what a refusal with a challenge is (`challengeOf`).
  *
  * @internal
  */
@@ -44,4 +45,43 @@ export const withAuthorization = <A>(
       )
     })
   return attempt(0)
+}
+
+/** The auth-params of a `WWW-Authenticate: Bearer k="v", …` (or `DPoP`) challenge (RFC 6750 §3). */
+const bearerParams = (header: string): Readonly<Record<string, string | undefined>> => {
+  const out: Record<string, string> = {}
+  for (const m of header.matchAll(/([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
+    const key = m[1]
+    if (key !== undefined) out[key] = (m[2] ?? m[3] ?? "").replace(/\\(.)/g, "$1")
+  }
+  return out
+}
+
+/**
+ * `TransportError` `"Unauthorized"` for a `401`/`403` with a `WWW-Authenticate` challenge of the
+ * `Bearer` (RFC 6750 §3) or `DPoP` (RFC 9449 §7.1) scheme, with the response's `DPoP-Nonce`
+ * (RFC 9449 §9); `undefined` for any other answer.
+ */
+export const challengeOf = (
+  status: number,
+  headers: Readonly<Record<string, string | undefined>>,
+  what: string
+): TransportError | undefined => {
+  const authenticate = headers["www-authenticate"]
+  if ((status !== 401 && status !== 403) || authenticate === undefined || !/^\s*(Bearer|DPoP)\b/i.test(authenticate)) {
+    return undefined
+  }
+  const params = bearerParams(authenticate)
+  const nonce = headers["dpop-nonce"]
+  return new TransportError({
+    reason: "Unauthorized",
+    status,
+    message: `HTTP ${status} for ${what}: ${params.error ?? "an access token is required"}`,
+    challenge: {
+      resourceMetadata: params.resource_metadata,
+      scopes: params.scope === undefined ? [] : params.scope.split(" ").filter((s) => s.length > 0),
+      error: params.error,
+      ...(nonce === undefined ? {} : { nonce })
+    }
+  })
 }

@@ -22,24 +22,15 @@ import { TransportError } from "../../../../Transport.js"
 import * as Core from "../../../client/connection.js"
 import * as H from "../../../server/headerAgreement.js"
 import * as Http from "../wire.js"
+import { challengeOf } from "./auth.js"
 import { modernVersionOf, protocolHeaders } from "./headers.js"
-import { sseMessages } from "./sse.js"
+import * as Resume from "./resume.js"
 import { type Client, closedError, drain, post, type State, transportError } from "./state.js"
 
 /** What one POST of a request brought back. */
 export type Outcome =
   | { readonly _tag: "Response"; readonly response: JsonRpc.Response; readonly sessionId: string | undefined }
   | { readonly _tag: "SessionGone" }
-
-/** The auth-params of a `WWW-Authenticate: Bearer k="v", …` (or `DPoP`) challenge (RFC 6750 §3). */
-const bearerParams = (header: string): Readonly<Record<string, string | undefined>> => {
-  const out: Record<string, string> = {}
-  for (const m of header.matchAll(/([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
-    const key = m[1]
-    if (key !== undefined) out[key] = (m[2] ?? m[3] ?? "").replace(/\\(.)/g, "$1")
-  }
-  return out
-}
 
 /** A response body's error reply is this request's answer, whatever its `id` (null, absent or foreign). */
 const attribute = (response: JsonRpc.Response, id: JsonRpc.RequestId): JsonRpc.Response =>
@@ -49,73 +40,51 @@ const attribute = (response: JsonRpc.Response, id: JsonRpc.RequestId): JsonRpc.R
  * A request's SSE response: what it carries before the response goes to the connection core as
  * this request's (notifications to its `onNotification`, server→client requests to its
  * `onRequest` first); it ends with the response, which is returned (not settled: the caller
- * learns from it first).
+ * learns from it first). A legacy request's stream that ends before the response is resumed with
+ * a GET and `Last-Event-ID` (`client/resume`), where the response then arrives.
  */
 const readSse = (
   client: Client,
   response: HttpClientResponse.HttpClientResponse,
-  id: JsonRpc.RequestId
-): Effect.Effect<JsonRpc.Response, TransportError> =>
-  sseMessages(Stream.mapError(response.stream, transportError(client, "reading the SSE stream of")), client.maxBytes)
-    .pipe(
-      Stream.mapEffect((c): Effect.Effect<Option.Option<JsonRpc.Response>> => {
-        if (
-          c._tag === "Response" &&
-          (c.message.id === id || (JsonRpc.isErrorResponse(c.message) && c.message.id === undefined))
-        ) {
-          return Effect.succeed(Option.some(attribute(c.message, id)))
-        }
-        switch (c._tag) {
-          case "Response":
-            // another request's reply belongs to that request's own stream
-            return Effect.as(
-              Effect.logDebug(`Streamable HTTP: ignoring a response for id ${c.message.id}`),
-              Option.none()
-            )
-          case "Invalid":
-            return Effect.as(Effect.logWarning("Streamable HTTP: ignoring an invalid SSE message"), Option.none())
-          default:
-            return Effect.as(Core.receive(client.connection, c, id), Option.none())
-        }
-      }),
-      Stream.filterMap((o) => o),
-      Stream.runHead,
-      Effect.flatMap(Option.match({
-        onNone: () =>
-          Effect.fail(
-            new TransportError({ reason: "Protocol", message: "the SSE stream ended before the response" })
-          ),
-        onSome: Effect.succeed
-      }))
-    )
-
-/**
- * `TransportError` `"Unauthorized"` for a `401`/`403` with a `WWW-Authenticate` challenge of the
- * `Bearer` (RFC 6750 §3) or `DPoP` (RFC 9449 §7.1) scheme, with the response's `DPoP-Nonce`
- * (RFC 9449 §9); `undefined` for any other answer.
- */
-export const challengeOf = (
-  status: number,
-  headers: Readonly<Record<string, string | undefined>>,
-  what: string
-): TransportError | undefined => {
-  const authenticate = headers["www-authenticate"]
-  if ((status !== 401 && status !== 403) || authenticate === undefined || !/^\s*(Bearer|DPoP)\b/i.test(authenticate)) {
-    return undefined
-  }
-  const params = bearerParams(authenticate)
-  const nonce = headers["dpop-nonce"]
-  return new TransportError({
-    reason: "Unauthorized",
-    status,
-    message: `HTTP ${status} for ${what}: ${params.error ?? "an access token is required"}`,
-    challenge: {
-      resourceMetadata: params.resource_metadata,
-      scopes: params.scope === undefined ? [] : params.scope.split(" ").filter((s) => s.length > 0),
-      error: params.error,
-      ...(nonce === undefined ? {} : { nonce })
-    }
-  })
+  message: JsonRpc.Request
+): Effect.Effect<JsonRpc.Response, TransportError> => {
+  const id = message.id
+  return Resume.messages(
+    client,
+    Stream.mapError(response.stream, transportError(client, "reading the SSE stream of")),
+    `the SSE stream of ${message.method}`,
+    modernVersionOf(message) === undefined
+  ).pipe(
+    Stream.mapEffect((c): Effect.Effect<Option.Option<JsonRpc.Response>> => {
+      if (
+        c._tag === "Response" &&
+        (c.message.id === id || (JsonRpc.isErrorResponse(c.message) && c.message.id === undefined))
+      ) {
+        return Effect.succeed(Option.some(attribute(c.message, id)))
+      }
+      switch (c._tag) {
+        case "Response":
+          // another request's reply belongs to that request's own stream
+          return Effect.as(
+            Effect.logDebug(`Streamable HTTP: ignoring a response for id ${c.message.id}`),
+            Option.none()
+          )
+        case "Invalid":
+          return Effect.as(Effect.logWarning("Streamable HTTP: ignoring an invalid SSE message"), Option.none())
+        default:
+          return Effect.as(Core.receive(client.connection, c, id), Option.none())
+      }
+    }),
+    Stream.filterMap((o) => o),
+    Stream.runHead,
+    Effect.flatMap(Option.match({
+      onNone: () =>
+        Effect.fail(
+          new TransportError({ reason: "Protocol", message: "the SSE stream ended before the response" })
+        ),
+      onSome: Effect.succeed
+    }))
+  )
 }
 
 /** One POST of a request; classifies what came back. */
@@ -134,7 +103,7 @@ export const send = (
     if (ok && Http.mediaTypeOf(response.headers["content-type"]) === Http.SSE_TYPE) {
       return {
         _tag: "Response",
-        response: yield* readSse(client, response, message.id),
+        response: yield* readSse(client, response, message),
         sessionId
       } as const
     }

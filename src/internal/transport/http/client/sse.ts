@@ -10,15 +10,18 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import { TransportError } from "../../../../Transport.js"
 
-/** Parses an SSE byte stream with `@effect/experimental/Sse` (events bounded in UTF-16 code units; `retry` ignored). */
+/**
+ * Parses an SSE byte stream with `@effect/experimental/Sse` (events bounded in UTF-16 code
+ * units): its events with their `id`, and its `retry` fields (`Sse.Retry`, for resumption).
+ */
 export const sseEvents = <E>(
   bytes: Stream.Stream<Uint8Array, E>,
   maxEventSize: number
-): Stream.Stream<Sse.Event, E | TransportError> =>
+): Stream.Stream<Sse.AnyEvent, E | TransportError> =>
   Stream.suspend(() => {
-    let pending: Array<Sse.Event> = []
+    let pending: Array<Sse.AnyEvent> = []
     const parser = Sse.makeParser((event) => {
-      if (event._tag === "Event") pending.push(event)
+      pending.push(event)
     }, { maxEventSize })
     return bytes.pipe(
       Stream.decodeText(),
@@ -31,7 +34,7 @@ export const sseEvents = <E>(
         }
         // The parser bounds what it buffers across chunks; an event complete within one chunk is
         // checked here.
-        return out.some((e) => e.data.length > maxEventSize)
+        return out.some((e) => e._tag === "Event" && e.data.length > maxEventSize)
           ? Effect.fail(
             new TransportError({ reason: "Protocol", message: `SSE event larger than ${maxEventSize} characters` })
           )
@@ -42,15 +45,8 @@ export const sseEvents = <E>(
   })
 
 /**
- * The JSON-RPC messages of an SSE body, each classified once (an event without data is a
- * keep-alive). Every SSE response the client reads (a request's POST, the standalone GET) goes
- * through here: the seam where an event's `id` would be kept for resumption (`Last-Event-ID`).
+ * The JSON-RPC message of one SSE event, classified once; `undefined` for an event without data
+ * (a keep-alive, or a priming event that only carries an `id`).
  */
-export const sseMessages = <E>(
-  bytes: Stream.Stream<Uint8Array, E>,
-  maxEventSize: number
-): Stream.Stream<JsonRpc.Classified, E | TransportError> =>
-  sseEvents(bytes, maxEventSize).pipe(
-    Stream.filter((event) => event.data.trim() !== ""),
-    Stream.map((event) => JsonRpc.parse(event.data))
-  )
+export const messageOf = (event: Sse.Event): JsonRpc.Classified | undefined =>
+  event.data.trim() === "" ? undefined : JsonRpc.parse(event.data)

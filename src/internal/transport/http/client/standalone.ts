@@ -3,7 +3,8 @@
  * Messages from the Server) behind `sessionNotifications`: one GET serves every subscriber, as
  * each message goes to one stream only; it is closed when the last subscriber leaves. A `404` for
  * the session re-initializes first; a `401`/`403` challenge runs `ClientOptions.auth` as for a
- * POST (MCP 2025-11-25, Authorization). There is no `Last-Event-ID` resumption. A client that
+ * POST (MCP 2025-11-25, Authorization). A stream whose connection ends is resumed with
+ * `Last-Event-ID` (`client/resume`) before its subscribers see an end. A client that
  * declares elicitation, sampling or roots keeps one subscription open from
  * `notifications/initialized` on (`standing`), tried again and reopened when the GET gets no
  * response.
@@ -23,11 +24,10 @@ import * as JsonRpc from "../../../../JsonRpc.js"
 import { TransportError } from "../../../../Transport.js"
 import * as Core from "../../../client/connection.js"
 import * as Http from "../wire.js"
-import { withAuthorization } from "./auth.js"
+import { challengeOf, withAuthorization } from "./auth.js"
 import { sessionHeaders } from "./headers.js"
-import { challengeOf } from "./post.js"
+import * as Resume from "./resume.js"
 import { recover } from "./session.js"
-import { sseMessages } from "./sse.js"
 import { type Client, closedError, drain, type Hub, transportError, userHeaders } from "./state.js"
 
 const openHub = (client: Client): Effect.Effect<Hub, TransportError> =>
@@ -93,15 +93,18 @@ const openHubRecovering = (client: Client): Effect.Effect<Hub, TransportError> =
 
 /**
  * Reads the GET stream into the connection core until it ends (notifications no request takes
- * go to the session feed, server requests are answered), then marks the hub done and ends the
- * session streams with the stream's end.
+ * go to the session feed, server requests are answered), resumed with `Last-Event-ID` when its
+ * connection ends (`client/resume`), then marks the hub done and ends the session streams with
+ * the stream's end.
  */
 const runHub = (client: Client, h: Hub): Effect.Effect<void> =>
   Core.run(
     client.connection,
-    sseMessages(
+    Resume.messages(
+      client,
       Stream.mapError(h.response.stream, transportError(client, "reading the standalone SSE stream of")),
-      client.maxBytes
+      "the standalone SSE stream",
+      true
     ).pipe(
       Stream.tap((c) =>
         c._tag === "Response"
@@ -173,8 +176,8 @@ const MAX_REOPENINGS = 5
  * the client's handlers. The GET is open (its response headers are in) when this returns. A GET
  * that gets no response (`unanswered`) is tried again (`OPEN_RETRIES`), and a stream cut off that
  * way is reopened (at most `MAX_REOPENINGS` times); a server without a GET stream (`405`), any
- * other failure, or a stream the server ends is logged at debug level, never a failure, and not
- * reopened (no `Last-Event-ID` resumption).
+ * other failure, or a stream that ended and could not be resumed (`client/resume`) is logged at
+ * debug level, never a failure, and not reopened.
  */
 export const standing = (client: Client): Effect.Effect<void> =>
   Effect.gen(function*() {

@@ -8,7 +8,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as HashMap from "effect/HashMap"
@@ -28,6 +28,19 @@ import * as Http from "../wire.js"
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 /** Default `ClientOptions.closeTimeout`. */
 export const DEFAULT_CLOSE_TIMEOUT: Duration.DurationInput = "5 seconds"
+
+/** Default `ClientOptions.resumption.maxAttempts`: 5 tries in a row that bring no new event. */
+export const DEFAULT_MAX_ATTEMPTS = 5
+/** Default `ClientOptions.resumption.initialDelay`: 1000 ms before the first try when the server sent no `retry`. */
+export const DEFAULT_INITIAL_DELAY_MILLIS = 1000
+/** Default `ClientOptions.resumption.maxDelay`: 30 000 ms, the cap of the doubling backoff. */
+export const DEFAULT_MAX_DELAY_MILLIS = 30_000
+/** `ClientOptions.resumption` with its defaults applied, in milliseconds. */
+export interface Resumption {
+  readonly maxAttempts: number
+  readonly initialDelayMillis: number
+  readonly maxDelayMillis: number
+}
 
 const ACCEPT = `${Http.JSON_TYPE}, ${Http.SSE_TYPE}`
 
@@ -62,6 +75,8 @@ export interface Base {
   readonly url: string
   /** `ClientOptions.maxMessageBytes`. */
   readonly maxBytes: number
+  /** `ClientOptions.resumption`, defaults applied (`client/resume`). */
+  readonly resumption: Resumption
   readonly closeTimeout: Duration.DurationInput
   readonly state: Ref.Ref<State>
   /** Tool input schemas seen in `tools/list` results, for `Mcp-Param-*` headers. */
@@ -98,6 +113,15 @@ export const make = (options: ClientOptions): Effect.Effect<Base, never, Scope.S
       scope,
       url: String(options.url),
       maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      resumption: {
+        maxAttempts: options.resumption?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        initialDelayMillis: options.resumption?.initialDelay === undefined
+          ? DEFAULT_INITIAL_DELAY_MILLIS
+          : Duration.toMillis(options.resumption.initialDelay),
+        maxDelayMillis: options.resumption?.maxDelay === undefined
+          ? DEFAULT_MAX_DELAY_MILLIS
+          : Duration.toMillis(options.resumption.maxDelay)
+      },
       closeTimeout: options.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT,
       state: yield* Ref.make<State>({
         sessionId: undefined,
