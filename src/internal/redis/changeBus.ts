@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
@@ -62,28 +63,28 @@ const flusher = (
     const [first] = entries
     if (first === undefined) return false
     return yield* send(first.event).pipe(
-      Effect.zipRight(Ref.update(outbox, Outbox.shift)),
+      // unless the bound dropped it meanwhile
+      Effect.zipRight(Ref.update(outbox, (o) => o.entries[0] === first ? Outbox.shift(o) : o)),
       Effect.as(true),
       Effect.catchTag("RedisError", () => Effect.succeed(false))
     )
   })
-  return lock.withPermits(1)(
-    Effect.gen(function*() {
+  return (retry: boolean) =>
+    lock.withPermits(1)(Effect.gen(function*() {
       const before = yield* Ref.get(outbox)
       // bounded: at most one PUBLISH per pending event
       for (let i = 0; i < before.entries.length + 1; i++) {
         if (!(yield* step)) break
       }
       const after = yield* Ref.get(outbox)
-      if (before.entries.length > 0 && after.entries.length === 0) {
+      if (retry && before.entries.length > 0 && after.entries.length === 0) {
         yield* Effect.logInfo("Redis change bus: pending change events published", {
           published: before.entries.length,
           droppedPastBound: after.dropped
         })
         yield* Ref.update(outbox, (o) => o.entries.length === 0 ? Outbox.empty : o)
       }
-    })
-  )
+    }))
 }
 
 const messageBytes = (event: Cluster.ChangeEvent): number =>
@@ -103,10 +104,23 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Cluster.ChangeB
       yield* Effect.makeSemaphore(1),
       (event) => channel.publish("publish", { origin: redis.instanceId, event })
     )
-    // retried every heartbeat while events are pending (and so about one heartbeat after Redis is
-    // back, once the other instances had time to subscribe again)
-    yield* Ref.get(outbox).pipe(
-      Effect.flatMap((o) => o.entries.length === 0 ? Effect.void : flush),
+    // Pending events are retried every heartbeat once the connection has been ready for two
+    // heartbeats: the other instances reconnect within about a second of Redis coming back, and a
+    // message published before they subscribe again would be lost to them.
+    const readySince = yield* Ref.make<number | undefined>(undefined)
+    yield* redis.changes.pipe(
+      Stream.changes,
+      Stream.runForEach((ready) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(readySince, ready ? now : undefined))
+      ),
+      Effect.forkScoped
+    )
+    const settled = Effect.map(
+      Effect.all([Ref.get(readySince), Clock.currentTimeMillis]),
+      ([since, now]) => since !== undefined && now - since >= 2 * redis.heartbeatMs
+    )
+    yield* Effect.all([Ref.get(outbox), settled]).pipe(
+      Effect.flatMap(([o, ok]) => o.entries.length > 0 && ok ? flush(true) : Effect.void),
       Effect.repeat(Schedule.spaced(Duration.millis(redis.heartbeatMs))),
       Effect.forkScoped
     )
@@ -125,7 +139,8 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Cluster.ChangeB
           const next = Outbox.append(o, { event, bytes })
           return [o.entries.length, next] as const
         })
-        yield* flush
+        // with events pending, this one waits its turn (the retry above keeps the order)
+        if (pending === 0) yield* flush(false)
         const left = (yield* Ref.get(outbox)).entries.length
         if (left > 0 && pending === 0) {
           yield* Effect.logWarning(
