@@ -7,7 +7,8 @@
  *   npx tsx examples/cluster.ts --redis redis://127.0.0.1:6379 --state-keys secret1,old --port 3002
  *
  * Besides the library's definitions:
- * - `learn` ({name}) adds a tool named `name` on every instance (announced as a tools list change);
+ * - `learn` ({name}) adds a tool named `name` on every instance (announced as a tools list change;
+ *   learned while Redis is away, it reaches the other instances when Redis is back);
  * - `touch` sends `notifications/resources/updated` for `file:///readme.txt` (to subscribers on
  *   every instance);
  * - `slow` ({seconds?}) runs for `seconds` (default 30) unless cancelled; with a client that
@@ -31,7 +32,9 @@ import * as Effect from "effect/Effect"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { parseArgs } from "node:util"
 import { Input, McpServer, Tool } from "presa-mcp"
 import * as Redis from "presa-mcp/Redis"
@@ -90,6 +93,10 @@ const main = Effect.gen(function*() {
       onSome: (name) =>
         McpServer.addTool(server, learned(name)).pipe(Effect.catchTag("DefinitionError", () => Effect.void))
     })
+  /** Names learned here that Redis does not hold yet (it was away). */
+  const unshared = yield* Ref.make(HashSet.empty<string>())
+  const share = (tool: string) =>
+    redis.run("learn", (c) => c.sadd(redis.key("learned"), tool).then(() => c.publish(redis.key("learned"), tool)))
   const learn = Tool.fromJsonSchema({
     name: "learn",
     description: "Adds a tool named `name` on every instance.",
@@ -102,12 +109,14 @@ const main = Effect.gen(function*() {
       Effect.gen(function*() {
         const tool = String(name)
         const server = yield* Deferred.await(self)
-        // stored for instances that start later, announced to those running now
-        yield* redis.run("learn", (c) =>
-          c.sadd(redis.key("learned"), tool).then(() => c.publish(redis.key("learned"), tool)))
-          .pipe(Effect.catchTag("RedisError", (e) =>
-            Effect.logWarning("learn: not shared", e.message)))
         yield* addLearned(server, tool)
+        // stored for instances that start later, announced to those running now; while Redis is
+        // away it waits here and is shared when Redis is back (see reconcile)
+        yield* share(tool).pipe(Effect.catchTag("RedisError", (e) =>
+          Effect.zipRight(
+            Ref.update(unshared, HashSet.add(tool)),
+            Effect.logWarning("learn: not shared yet, retried when Redis is back", e.message)
+          )))
         return `learned ${tool}`
       })
   })
@@ -153,15 +162,29 @@ const main = Effect.gen(function*() {
     ...(stateKeys.length > 0 ? { inputState: { keys: stateKeys } } : {})
   })
   yield* Deferred.succeed(self, server)
-  // Tools learned on other instances: those learned before this one started, then as they come.
+  // Tools learned on other instances: as they are announced, and reconciled from the set Redis
+  // holds (at start, each time Redis is back, and every 2 s for announcements missed around an
+  // outage): what this instance learned while Redis was away is shared first. Every instance
+  // converges to the same tools within one reconciliation after Redis is back.
   const announced = yield* redis.channel("learned")
-  const known = yield* redis.run("learned", (c) => c.smembers(redis.key("learned"))).pipe(
-    Effect.catchTag("RedisError", () => Effect.succeed<ReadonlyArray<string>>([]))
-  )
-  yield* Effect.forEach(HashSet.fromIterable(known), (name) => addLearned(server, name), { discard: true })
   yield* Queue.take(announced).pipe(
     Effect.flatMap((name) => addLearned(server, name)),
     Effect.forever,
+    Effect.forkScoped
+  )
+  const reconcile = Effect.gen(function*() {
+    for (const name of yield* Ref.get(unshared)) {
+      yield* share(name)
+      yield* Ref.update(unshared, HashSet.remove(name))
+    }
+    const known = yield* redis.run("learned", (c) => c.smembers(redis.key("learned")))
+    yield* Effect.forEach(HashSet.fromIterable(known), (name) => addLearned(server, name), { discard: true })
+  }).pipe(Effect.catchTag("RedisError", () => Effect.void))
+  yield* reconcile
+  yield* redis.changes.pipe(
+    Stream.filter((ready) => ready),
+    Stream.merge(Stream.tick("2 seconds")),
+    Stream.runForEach(() => reconcile),
     Effect.forkScoped
   )
   // GET /health: 200 {"status":"ok","redis":"up"}, or 503 {"status":"degraded","redis":"down"}

@@ -21,7 +21,8 @@
  *
  * Failure behaviour: commands are not queued while Redis is away (they fail at once, or after
  * `commandTimeout`), so no MCP request waits on Redis. Stateless requests keep working; change
- * events still reach this instance's subscribers; task requests fail with -32603 until Redis is
+ * events still reach this instance's subscribers (and are published for the others when Redis is
+ * back, see {@link layerChangeBus}); task requests fail with -32603 until Redis is
  * back; a legacy session keeps working on the instance that holds it, others answer its requests
  * `503`, and no new session opens (`503`). The connection state is logged on every change and readable as {@link RedisConnection}'s
  * `healthy`. When Redis returns, the subscriptions are renewed and every local subscriber gets a
@@ -180,9 +181,13 @@ export const ignored: Metric.Metric.Counter<number> = Envelope.ignored
 /**
  * A {@link Cluster.ChangeBus} over the Redis channel `<prefix>:changes`. An event is delivered to
  * this instance's subscribers at once and published for the others, which ignore their own
- * messages (and messages that are not their deployment's: see {@link ignored}). A failed PUBLISH
- * (Redis away, or an event over `maxMessageBytes`) is logged; the event still reaches this
- * instance. When the connection comes back, local subscribers get a `ListChanged` of each kind.
+ * messages (and messages that are not their deployment's: see {@link ignored}). An event over
+ * `maxMessageBytes` is logged and not shared. An event whose PUBLISH failed (Redis away) is kept
+ * in a local outbox, in order, and published again every heartbeat once the connection has been
+ * ready for two heartbeats; equal pending events are kept once, and at most 1,000 events and 1 MiB
+ * are kept: past that the oldest pending `ResourceUpdated` is dropped and a `ListChanged` of
+ * `resources` stands for it (list changes are never dropped). When the connection comes back,
+ * local subscribers also get a `ListChanged` of each kind.
  *
  * @since 0.2.0
  * @category layers

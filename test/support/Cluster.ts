@@ -105,11 +105,12 @@ export interface Instance extends Proc {
   readonly instanceId: string
 }
 
-/** One `examples/cluster.ts` process on a free port. */
+/** One `examples/cluster.ts` process on a free port (or on `port`, e.g. to restart one in place). */
 export const instance = (options: {
   readonly redisUrl: string
   readonly prefix: string
   readonly stateKeys?: string | undefined
+  readonly port?: number | undefined
 }): Effect.Effect<Instance, Error, Scope.Scope> =>
   Effect.gen(function*() {
     const { match, proc } = yield* spawn(
@@ -119,7 +120,7 @@ export const instance = (options: {
         "tsx",
         "examples/cluster.ts",
         "--port",
-        "0",
+        String(options.port ?? 0),
         "--redis",
         options.redisUrl,
         "--prefix",
