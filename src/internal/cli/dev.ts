@@ -87,7 +87,9 @@ const connector = (io: Io, a: DevArgs, entry: DevEntry.Ready, child: Child): Mcp
         stderr: (line) => io.err(`[server] ${line}\n`),
         closeTimeout: "500 millis"
       }).pipe(
-        Effect.flatMap((transport) => McpClient.connect(transport, { ...input, relisten: Schedule.stop })),
+        Effect.flatMap((transport) =>
+          McpClient.connect(transport, { ...input, relisten: Schedule.stop, apps: Option.isSome(a.app) })
+        ),
         Scope.extend(scope),
         Effect.tapError((e) =>
           io.err(
@@ -102,6 +104,20 @@ const connector = (io: Io, a: DevArgs, entry: DevEntry.Ready, child: Child): Mcp
     })
 })
 
+/**
+ * The proxy's client as the view knows its server: tools under the server's own names (the view
+ * calls `callServerTool` with them), each call sent under the proxy's `PREFIX_<name>`.
+ */
+const unprefixed = (client: McpClient.McpClient, prefix: string): McpClient.McpClient => ({
+  ...client,
+  listAllTools: Effect.map(
+    client.listAllTools,
+    (tools) =>
+      tools.flatMap((t) => t.name.startsWith(`${prefix}_`) ? [{ ...t, name: t.name.slice(prefix.length + 1) }] : [])
+  ),
+  callTool: (name, args, options) => client.callTool(`${prefix}_${name}`, args, options)
+})
+
 /** The MCP Apps dev host on an in-process client of the proxy; its URL goes to stderr. */
 const appHost = (io: Io, server: McpServer.McpServer, a: DevArgs, tool: string) =>
   Effect.gen(function*() {
@@ -111,8 +127,8 @@ const appHost = (io: Io, server: McpServer.McpServer, a: DevArgs, tool: string) 
     )
     const client = yield* McpClient.connect(yield* InProcess.client(server), { capabilities: App.capabilities })
     // stdout may be the MCP wire: the dev host's "where" line goes to stderr too
-    return yield* App.serve(client, { ...io, out: io.err }, {
-      tool: `${a.prefix}_${tool}`,
+    return yield* App.serve(unprefixed(client, a.prefix), { ...io, out: io.err }, {
+      tool,
       args,
       port: 0,
       json: false
