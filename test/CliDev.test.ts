@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -137,4 +138,61 @@ describe("presa-mcp dev ENTRY", () => {
       const client = yield* McpClient.connect(yield* StreamableHttp.client({ url }), { requestTimeout: "60 seconds" })
       yield* scenario(client, file, () => stderr)
     }), 300_000)
+})
+
+describe("presa-mcp dev ENTRY --app TOOL", () => {
+  it.scopedLive(
+    "runs the MCP Apps dev host against the proxy, under the server's own tool names",
+    () =>
+      Effect.gen(function*() {
+        let stderr = ""
+        const child = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            ChildProcess.spawn(
+              process.execPath,
+              [
+                "--import",
+                "tsx",
+                Path.join(ROOT, "src/bin.ts"),
+                "dev",
+                "examples/apps.ts",
+                "--http",
+                "--app",
+                "count_letters",
+                "--args",
+                "{\"text\":\"hello\"}"
+              ],
+              { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] }
+            )
+          ),
+          (c) => Effect.sync(() => c.kill("SIGKILL"))
+        )
+        let stdout = ""
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString("utf8")
+        })
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString("utf8")
+        })
+        const pattern = /showing count_letters's view at (http:\/\/127\.0\.0\.1:\d+\/)/
+        yield* waitFor("the dev host's URL on stderr", Effect.sync(() => pattern.test(stderr)))
+        const url = pattern.exec(stderr)?.[1] ?? ""
+        const page = yield* Effect.promise(() => fetch(url).then((r) => r.text()))
+        assert.include(page, "\"structuredContent\":{\"text\":\"hello\",\"letters\":5,\"vowels\":2}")
+        const token = /"token":"([0-9a-f]+)"/.exec(page)?.[1] ?? ""
+        const reply = yield* Effect.promise(() =>
+          fetch(`${url}rpc`, {
+            method: "POST",
+            headers: { "x-presa-app-token": token, "content-type": "application/json" },
+            body: JSON.stringify({ method: "tools/call", params: { name: "reverse_text", arguments: { text: "abc" } } })
+          }).then((r): Promise<unknown> => r.json())
+        )
+        const decoded = Schema.decodeUnknownSync(
+          Schema.Struct({ result: Schema.Struct({ structuredContent: Schema.Unknown }) })
+        )(reply)
+        assert.deepStrictEqual(decoded.result.structuredContent, { reversed: "cba" })
+        assert.strictEqual(stdout, "")
+      }),
+    300_000
+  )
 })
