@@ -196,3 +196,16 @@ describe("presa-mcp dev ENTRY --app TOOL", () => {
     300_000
   )
 })
+
+describe("presa-mcp dev ENTRY: usage", () => {
+  it("a missing entry is a usage error (exit 3) named on stderr, nothing on stdout", () => {
+    const run = ChildProcess.spawnSync(
+      process.execPath,
+      ["--import", "tsx", Path.join(ROOT, "src/bin.ts"), "dev", "no-such-server.ts"],
+      { cwd: ROOT, encoding: "utf8", timeout: 120_000, input: "" }
+    )
+    assert.strictEqual(run.status, 3)
+    assert.match(run.stderr, /presa-mcp dev: no such file: .*no-such-server\.ts/)
+    assert.strictEqual(run.stdout, "")
+  }, 180_000)
+})
