@@ -192,7 +192,8 @@ const serve = (exit: Ref.Ref<number>, a: DevArgs): Effect.Effect<void, never, Cl
       Effect.gen(function*() {
         const io = yield* CliIo
         yield* io.err(`presa-mcp dev: ${e.message}\n`)
-        yield* Ref.set(exit, ExitCode.connection)
+        // a bad --prefix is the user's; the HTTP port taken is the machine's
+        yield* Ref.set(exit, e._tag === "ProxyError" && e.reason === "Prefix" ? ExitCode.usage : ExitCode.connection)
       })
     )
   )
