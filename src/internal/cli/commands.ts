@@ -23,6 +23,7 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as OAuth from "../../OAuth.js"
 import type * as Skill from "../../Skill.js"
 import * as App from "./app.js"
+import * as Dev from "./dev.js"
 import { ExitCode, UsageError } from "./exitCode.js"
 import * as Interaction from "./interaction.js"
 import { CliIo, type Io } from "./io.js"
@@ -609,7 +610,8 @@ export const make = (split: Target.Split, exit: Ref.Ref<number>, onListening: Ef
       login(run),
       app(run, onListening),
       Proxy.command(exit),
-      Registry.command(split, exit)
+      Registry.command(split, exit),
+      Dev.command(exit, split.command)
     ])
   )
 }
