@@ -10,7 +10,7 @@
  * Each seam is a service that `McpServer.make` reads from its context; without it the server keeps
  * the state in memory, exactly as a single instance does. The Streamable HTTP transport reads one
  * more, {@link SessionStore}: legacy sessions (MCP 2025-11-25) whose requests may reach any
- * instance. `presa-mcp/Redis` provides Redis-backed layers for them, and a {@link Health} check.
+ * instance, and {@link EventStore}: the events of their GET streams, for `Last-Event-ID`. `presa-mcp/Redis` provides Redis-backed layers for them, and a {@link Health} check.
  *
  * Guide: [Running several instances](https://github.com/presa-mcp/presa-mcp/blob/main/docs/scale-out.md).
  *
