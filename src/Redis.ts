@@ -250,7 +250,10 @@ export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisCo
  *   day (or `maxAge`, if longer) after its last append or claim.
  * - One writer per stream, `<prefix>:events:<stream>:writer`: the instance that last opened the
  *   session's GET stream (or, before any, the first to record). Every instance holding the session
- *   sees the same notifications; only the writer records them, so each is recorded once.
+ *   sees the same notifications; only the writer records them, so each is recorded once. Each
+ *   instance refreshes `<prefix>:events:alive:<instanceId>` every `heartbeat`; when a writer's key
+ *   expired (five heartbeats: it stopped), the next instance holding the session to record becomes
+ *   the writer.
  * - Each entry is stamped with the `deployment`; an entry of another deployment, or one that does
  *   not decode, is not replayed (counted in {@link ignored}, source `event`).
  * - While Redis is away, operations fail with `Cluster.EventStoreError`: an event is still sent
@@ -262,7 +265,7 @@ export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisCo
 export const layerEventStore = (
   options: Cluster.EventStoreOptions = {}
 ): Layer.Layer<Cluster.EventStore, never, RedisConnection> =>
-  Layer.effect(Cluster.EventStore, Effect.flatMap(RedisConnection, (redis) => internalEventStore.make(redis, options)))
+  Layer.scoped(Cluster.EventStore, Effect.flatMap(RedisConnection, (redis) => internalEventStore.make(redis, options)))
 
 /**
  * A {@link Cluster.Health} check named `redis`: up while both connections of

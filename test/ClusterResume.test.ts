@@ -4,7 +4,8 @@
  * `redis-server`, addressed directly (raw HTTP, so which instance serves what is explicit). The
  * session subscribes to numbered URIs; `touch` announces them one by one; the client reads part
  * of them on instance A, the stream is cut (the client closes it, or A is killed with SIGKILL while
- * the rest sit unread), and the client resumes on instance B with the last id it read: every
+ * the rest sit unread), more are announced while no stream is open (after a kill, once A's writer
+ * liveness lapsed), and the client resumes on instance B with the last id it read: every
  * announcement arrives exactly once, in order, with consecutive ids, including those sent live on
  * B afterwards. Every wait is bounded.
  */
@@ -159,7 +160,7 @@ const scenario = (cut: "close" | "kill") =>
     const session = init.session
     assert(session !== undefined)
     yield* post(a.port, session, { jsonrpc: "2.0", method: "notifications/initialized" })
-    const total = 15
+    const total = 17
     for (let n = 1; n <= total; n++) {
       yield* post(a.port, session, {
         jsonrpc: "2.0",
@@ -178,26 +179,39 @@ const scenario = (cut: "close" | "kill") =>
     const counter = new IORedis(redis.url, { maxRetriesPerRequest: 1 })
     yield* Effect.addFinalizer(() => Effect.sync(() => counter.disconnect()))
     const key = `${prefix}:events:get:${session}:n`
-    const recorded = yield* run("recorded", async () => {
-      for (let i = 0; i < 300; i++) {
-        const n = Number(await counter.get(key))
-        if (n >= 10) return n
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      throw new Error("steps 5..10 not recorded")
-    })
-    expect(recorded).toBe(10)
+    /** Waits (bounded) until the stream's counter reads `n`. */
+    const recorded = (n: number) =>
+      run("recorded", async () => {
+        for (let i = 0; i < 300; i++) {
+          const latest = Number(await counter.get(key))
+          if (latest >= n) return latest
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        throw new Error(`not recorded up to ${n}`)
+      })
+    expect(yield* recorded(10)).toBe(10)
     if (cut === "kill") {
       yield* a.kill("SIGKILL")
       yield* run("drop", () => onA.cancel())
+      // A's writer liveness lapses (five heartbeats): B, which holds the session, records from then
+      yield* run("A's liveness lapses", async () => {
+        for (let i = 0; i < 300; i++) {
+          if ((await counter.exists(`${prefix}:events:alive:${a.instanceId}`)) === 0) return
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        throw new Error("A's liveness key did not expire")
+      })
     }
+    // steps 11, 12 announced while no stream is open: recorded for the client all the same
+    for (let n = 11; n <= 12; n++) yield* touch(b.port, session, n)
+    expect(yield* recorded(12)).toBe(12)
     const last = first[first.length - 1]
     assert(last !== undefined)
     const onB = yield* openStream(b.port, session, String(last.id))
-    const replayed = yield* readUpdates(onB, 6)
+    const replayed = yield* readUpdates(onB, 8)
     // live on B from now on (announced through A while it lives: B records, A no longer does)
-    for (let n = 11; n <= total; n++) yield* touch(cut === "close" ? a.port : b.port, session, n)
-    const live = yield* readUpdates(onB, total - 10)
+    for (let n = 13; n <= total; n++) yield* touch(cut === "close" ? a.port : b.port, session, n)
+    const live = yield* readUpdates(onB, total - 12)
     const all = [...first, ...replayed, ...live]
     expect(all.map((r) => r.uri)).toEqual(Array.from({ length: total }, (_, i) => step(i + 1)))
     expect(all.map((r) => r.id)).toEqual(Array.from({ length: total }, (_, i) => i + 1))

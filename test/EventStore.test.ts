@@ -4,10 +4,14 @@
  * bounds by count and age, the replay of an id the stream did not issue, one writer per stream.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import * as Cluster from "../src/Cluster.js"
 import * as JsonRpc from "../src/JsonRpc.js"
@@ -69,26 +73,31 @@ describe("in-memory event store", () => {
     }))
 })
 
-const connection = (url: string, prefix: string, instanceId: string, deployment = prefix) =>
-  Layer.build(Redis.layerConnection({ url, prefix, instanceId, deployment }))
+/** An instance's event store, kept for the current Scope. */
+const redisStore = (
+  url: string,
+  prefix: string,
+  instanceId: string,
+  options: Cluster.EventStoreOptions,
+  deployment = prefix
+) =>
+  Effect.map(
+    Layer.build(
+      Redis.layerEventStore(options).pipe(
+        Layer.provide(Redis.layerConnection({ url, prefix, instanceId, deployment, heartbeat: "50 millis" }))
+      )
+    ),
+    Context.get(Cluster.EventStore)
+  )
 
 describe("Redis event store (real redis-server)", () => {
   it.scopedLive("one numbering for every instance; bounded by count; one writer per stream", () =>
     Effect.gen(function*() {
       const redis = yield* Processes.redisServer()
       const prefix = `presa-test-${crypto.randomUUID()}`
-      const open = (instanceId: string) =>
-        Effect.flatMap(
-          connection(redis.url, prefix, instanceId),
-          (context) =>
-            Effect.provide(
-              Cluster.EventStore,
-              Redis.layerEventStore({ maxEvents: 3 }).pipe(
-                Layer.provide(Layer.succeedContext(context))
-              )
-            )
-        )
-      const a = yield* open("a")
+      const open = (instanceId: string) => redisStore(redis.url, prefix, instanceId, { maxEvents: 3 })
+      const aScope = yield* Scope.make()
+      const a = yield* open("a").pipe(Scope.extend(aScope))
       const b = yield* open("b")
       expect(yield* a.claim("get:s")).toBe(0)
       yield* appendAll(a, "get:s", [1, 2])
@@ -110,6 +119,13 @@ describe("Redis event store (real redis-server)", () => {
       yield* appendAll(a, "get:t", [1])
       expect(Option.isNone(yield* b.append("get:t", note(2)))).toBe(true)
       expect(ids(yield* b.replayAfter("get:t", 0))).toEqual([1])
+      // a stops: once its liveness lapses (five heartbeats), b records its streams
+      yield* Scope.close(aScope, Exit.void)
+      const taken = yield* b.append("get:t", note(2)).pipe(
+        Effect.flatMap((appended) => appended),
+        Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("10 seconds")))
+      )
+      expect(taken.id).toBe(2)
     }))
 
   it.scopedLive("bounded by age; entries of another deployment are not replayed; Redis away fails", () =>
@@ -117,16 +133,7 @@ describe("Redis event store (real redis-server)", () => {
       const redis = yield* Processes.redisServer()
       const prefix = `presa-test-${crypto.randomUUID()}`
       const open = (instanceId: string, deployment: string) =>
-        Effect.flatMap(
-          connection(redis.url, prefix, instanceId, deployment),
-          (context) =>
-            Effect.provide(
-              Cluster.EventStore,
-              Redis.layerEventStore({ maxAge: "300 millis" }).pipe(
-                Layer.provide(Layer.succeedContext(context))
-              )
-            )
-        )
+        redisStore(redis.url, prefix, instanceId, { maxAge: "300 millis" }, deployment)
       const a = yield* open("a", "prod")
       yield* appendAll(a, "get:s", [1])
       yield* Effect.sleep("500 millis")

@@ -5,10 +5,12 @@
  *
  * @internal
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Cluster from "../../Cluster.js"
 import type { RedisError } from "../../Errors.js"
 import * as JsonRpc from "../../JsonRpc.js"
@@ -20,12 +22,13 @@ import * as Envelope from "./envelope.js"
 const MIN_KEY_TTL_MS = 24 * 60 * 60 * 1000
 
 /**
- * KEYS: stream, counter, writer. ARGV: instance, envelope, maxEvents, maxAge ms ('' none), key ttl ms.
- * 0 when another instance is the writer; else the event's id.
+ * KEYS: stream, counter, writer. ARGV: instance, envelope, maxEvents, maxAge ms ('' none), key ttl
+ * ms, the prefix of the liveness keys. 0 when another live instance is the writer (a writer whose
+ * liveness key expired is replaced); else the event's id.
  */
 const APPEND = `
 local writer = redis.call('GET', KEYS[3])
-if writer and writer ~= ARGV[1] then return 0 end
+if writer and writer ~= ARGV[1] and redis.call('EXISTS', ARGV[6] .. writer) == 1 then return 0 end
 redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[5])
 local n = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
@@ -81,7 +84,7 @@ const field = (fields: ReadonlyArray<string>, name: string): string | undefined 
 export const make = (
   redis: RedisConnectionShape,
   options: Cluster.EventStoreOptions
-): Effect.Effect<Cluster.EventStoreShape> =>
+): Effect.Effect<Cluster.EventStoreShape, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { maxAgeMs, maxEvents } = bounds(options)
     const age = Number.isFinite(maxAgeMs) ? String(maxAgeMs) : ""
@@ -90,6 +93,19 @@ export const make = (
       const base = redis.key(`events:${stream}`)
       return [base, `${base}:n`, `${base}:writer`] as const
     }
+    // This instance's liveness as a writer, refreshed every heartbeat, lives five heartbeats: the
+    // streams of an instance that stopped are recorded by another one that holds their session.
+    const alivePrefix = redis.key("events:alive:")
+    const aliveMs = String(5 * redis.heartbeatMs)
+    const beat = Effect.ignore(
+      redis.run("event writer heartbeat", (c) => c.set(`${alivePrefix}${redis.instanceId}`, "1", "PX", aliveMs))
+    )
+    yield* beat
+    yield* Effect.sleep(Duration.millis(redis.heartbeatMs)).pipe(
+      Effect.zipRight(beat),
+      Effect.forever,
+      Effect.forkScoped
+    )
     const report = yield* Envelope.makeReport
     /** An entry as an event; `None` (counted) when it is not this deployment's or not a message. */
     const toEvent = ([, fields]: readonly [string, ReadonlyArray<string>]) =>
@@ -121,7 +137,8 @@ export const make = (
           }
           return redis.run(
             "event append",
-            (c) => c.eval(APPEND, 3, ...keys(stream), redis.instanceId, text, String(maxEvents), age, keyTtl)
+            (c) =>
+              c.eval(APPEND, 3, ...keys(stream), redis.instanceId, text, String(maxEvents), age, keyTtl, alivePrefix)
           ).pipe(
             Effect.mapError(failed),
             Effect.map((n) =>
