@@ -9,8 +9,8 @@
  * Besides the library's definitions:
  * - `learn` ({name}) adds a tool named `name` on every instance (announced as a tools list change;
  *   learned while Redis is away, it reaches the other instances when Redis is back);
- * - `touch` sends `notifications/resources/updated` for `file:///readme.txt` (to subscribers on
- *   every instance);
+ * - `touch` ({uri?}) sends `notifications/resources/updated` for `uri` (default
+ *   `file:///readme.txt`) to subscribers on every instance;
  * - `slow` ({seconds?}) runs for `seconds` (default 30) unless cancelled; with a client that
  *   declares the Tasks extension it runs as a task, which any instance can poll or cancel;
  * - `confirm` ({what}) asks the user twice (two multi round-trip rounds; the second retry carries
@@ -122,11 +122,14 @@ const main = Effect.gen(function*() {
   })
   const touch = Tool.fromJsonSchema({
     name: "touch",
-    description: "Announces that file:///readme.txt changed.",
-    handler: () =>
-      Effect.flatMap(Deferred.await(self), (server) => McpServer.resourceUpdated(server, "file:///readme.txt")).pipe(
-        Effect.as("touched file:///readme.txt")
+    description: "Announces that `uri` (default file:///readme.txt) changed.",
+    inputSchema: { type: "object", properties: { uri: { type: "string" } } },
+    handler: ({ uri }) => {
+      const changed = typeof uri === "string" ? uri : "file:///readme.txt"
+      return Effect.flatMap(Deferred.await(self), (server) => McpServer.resourceUpdated(server, changed)).pipe(
+        Effect.as(`touched ${changed}`)
       )
+    }
   })
   const slow = Tool.fromJsonSchema({
     name: "slow",

@@ -10,7 +10,7 @@
  * Each seam is a service that `McpServer.make` reads from its context; without it the server keeps
  * the state in memory, exactly as a single instance does. The Streamable HTTP transport reads one
  * more, {@link SessionStore}: legacy sessions (MCP 2025-11-25) whose requests may reach any
- * instance. `presa-mcp/Redis` provides Redis-backed layers for them, and a {@link Health} check.
+ * instance, and {@link EventStore}: the events of their GET streams, for `Last-Event-ID`. `presa-mcp/Redis` provides Redis-backed layers for them, and a {@link Health} check.
  *
  * Guide: [Running several instances](https://github.com/presa-mcp/presa-mcp/blob/main/docs/scale-out.md).
  *
@@ -23,6 +23,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import * as internalEventStore from "./internal/eventStore.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 
@@ -156,13 +157,131 @@ export interface SessionStoreShape {
  * the store (unknown there too → `404`); every request of a session reads its snapshot first and
  * writes it back when the request changed it (before its response), so the requests of one
  * session may land on any instance. Concurrent changes on two instances: the later write wins.
- * Each instance's GET stream numbers its own events: `Last-Event-ID` replays only what the
- * instance that served the stream sent.
+ * A GET stream's events are kept in the {@link EventStore}: with a shared one (`presa-mcp/Redis`),
+ * `Last-Event-ID` replays on any instance; with the default in-memory one, each instance numbers
+ * its own events and replays only what it sent.
  *
  * @since 0.2.0
  * @category models
  */
 export class SessionStore extends Context.Tag("presa-mcp/SessionStore")<SessionStore, SessionStoreShape>() {}
+
+/**
+ * An {@link EventStore} could not reach its backend (or the backend failed the operation).
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class EventStoreError extends Data.TaggedError("EventStoreError")<{
+  readonly operation: string
+  readonly message: string
+}> {}
+
+/**
+ * One event of a resumable stream: its id (increasing by one within its stream; the SSE `id` field) and the
+ * server message it carries.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface StoredEvent {
+  readonly id: number
+  readonly message: JsonRpc.Message
+}
+
+/**
+ * What {@link EventStoreShape} `replayAfter` finds after a `Last-Event-ID`:
+ *
+ * - `events`: the events of the stream after that id that are still kept, in order;
+ * - `latest`: the stream's latest event id (0: none yet);
+ * - `known`: whether the stream issued that id (`false`: it is ahead of the stream, or from before
+ *   its start, e.g. another instance's in-memory store; `events` is then empty);
+ * - `gap`: events after that id were dropped by the bounds (count or age) before the client came
+ *   back: `events` starts later than the id after it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Replay {
+  readonly events: ReadonlyArray<StoredEvent>
+  readonly latest: number
+  readonly known: boolean
+  readonly gap: boolean
+}
+
+/**
+ * Where the events of resumable streams are kept (MCP 2025-11-25, Basic, Transports,
+ * "Resumability and Redelivery": event ids are assigned per stream, and `Last-Event-ID` replays
+ * only the events of the stream that issued it). A stream is named by the transport (a legacy
+ * session's GET stream: `get:<session id>`).
+ *
+ * - `append(stream, message)`: records a message and gives its event (the stream's next id).
+ *   A stream has one writer at a time: `None` when another instance claimed the stream (its
+ *   writer records the same session notifications; nothing is recorded twice).
+ * - `claim(stream)`: this instance becomes the stream's writer (the instance serving the stream
+ *   now); the stream's latest event id (0: none yet).
+ * - `replayAfter(stream, id)`: see {@link Replay}.
+ * - `release(stream)`: this instance no longer needs the stream (its session ended here); a store
+ *   shared by several instances keeps it for the others until it expires.
+ *
+ * Bounds: each stream keeps at most `maxEvents` events (the oldest go first) and none older than
+ * `maxAge`. Every operation fails with {@link EventStoreError} rather than wait on an absent
+ * backend.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface EventStoreShape {
+  readonly append: (
+    stream: string,
+    message: JsonRpc.Message
+  ) => Effect.Effect<Option.Option<StoredEvent>, EventStoreError>
+  readonly claim: (stream: string) => Effect.Effect<number, EventStoreError>
+  readonly replayAfter: (stream: string, lastEventId: number) => Effect.Effect<Replay, EventStoreError>
+  readonly release: (stream: string) => Effect.Effect<void>
+}
+
+/**
+ * The event store as a service. The Streamable HTTP handler uses the one in its context when
+ * there is one; else an in-memory store ({@link makeMemoryEventStore} with the handler's
+ * `replayBufferSize`). `presa-mcp/Redis` provides one on Redis Streams (`Redis.layerEventStore`),
+ * so that a legacy session's GET stream resumed on any instance replays what it missed.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export class EventStore extends Context.Tag("presa-mcp/EventStore")<EventStore, EventStoreShape>() {}
+
+/**
+ * Bounds of an event store, per stream: `maxEvents` (events, default 100) and `maxAge` (default
+ * 10 minutes, 600,000 ms; an event older than that is not replayed).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface EventStoreOptions {
+  readonly maxEvents?: number | undefined
+  readonly maxAge?: Duration.DurationInput | undefined
+}
+
+/** Default `maxEvents` of an event store: 100 events per stream. @since 0.3.0 @category constants */
+export const DEFAULT_MAX_EVENTS = 100
+
+/** Default `maxAge` of an event store: 10 minutes (600,000 ms). @since 0.3.0 @category constants */
+export const DEFAULT_MAX_EVENT_AGE: Duration.DurationInput = "10 minutes"
+
+/**
+ * An in-memory {@link EventStoreShape} (one process): streams numbered from 1, or from a random
+ * start with `randomStart` (then an id issued by another instance's store is recognised as unknown
+ * rather than replayed from the wrong stream). Every append is recorded (one writer: this
+ * process); `release` forgets the stream. Ages are read from the Effect `Clock`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeMemoryEventStore = (
+  options: EventStoreOptions & { readonly randomStart?: boolean | undefined } = {}
+): Effect.Effect<EventStoreShape> => internalEventStore.makeMemory(options)
 
 /**
  * The state of one backend the instance depends on, for a health check: its `name` (e.g.

@@ -13,6 +13,8 @@
  *   session may reach any instance; the client's answers to server→client requests and its
  *   cancellations reach the instance running the request, state changes reach the instance holding
  *   the session's GET stream (pub/sub).
+ * - {@link layerEventStore}: the events of legacy sessions' GET streams in Redis Streams, so a
+ *   stream resumed with `Last-Event-ID` on any instance replays what the client missed.
  * - {@link layerHealth}: the `redis` check of a health endpoint.
  * - {@link layer}: all of them, over one {@link layerConnection}.
  *
@@ -54,6 +56,7 @@ import * as Errors from "./Errors.js"
 import * as internalChangeBus from "./internal/redis/changeBus.js"
 import * as internalConnection from "./internal/redis/connection.js"
 import * as Envelope from "./internal/redis/envelope.js"
+import * as internalEventStore from "./internal/redis/eventStore.js"
 import * as internalSessionStore from "./internal/redis/sessionStore.js"
 import * as internalTaskStore from "./internal/redis/taskStore.js"
 import * as Task from "./Task.js"
@@ -164,7 +167,7 @@ export const layerConnection = (options: ConnectionOptions): Layer.Layer<RedisCo
  * deployment's. Labels:
  *
  * - `source`: the channel (`changes`, `tasks`, `sessions`) or the stored record
- *   (`session-record`, `task-record`);
+ *   (`session-record`, `task-record`, `event`);
  * - `reason`: `oversized` (over `maxMessageBytes`), `malformed` (not JSON, not this version's
  *   format, or a `sessions` message carrying something other than a response or a notification),
  *   `foreign` (stamped with another `deployment`).
@@ -241,6 +244,35 @@ export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisCo
 )
 
 /**
+ * A {@link Cluster.EventStore} on Redis Streams: the events of each resumable stream (a legacy
+ * session's GET stream) are the stream key `<prefix>:events:<stream>` (XADD; replayed with
+ * XRANGE), numbered by the counter `<prefix>:events:<stream>:n`, so an id issued on one instance
+ * is understood on every other.
+ *
+ * - Bounds (`Cluster.EventStoreOptions`): at most `maxEvents` entries per stream (default 100;
+ *   exact `MAXLEN` trimming on each append) and none older than `maxAge` (default 10 minutes:
+ *   `MINID` trimming on each append, and older entries are not replayed). A stream's keys expire a
+ *   day (or `maxAge`, if longer) after its last append or claim.
+ * - One writer per stream, `<prefix>:events:<stream>:writer`: the instance that last opened the
+ *   session's GET stream (or, before any, the first to record). Every instance holding the session
+ *   sees the same notifications; only the writer records them, so each is recorded once. Each
+ *   instance refreshes `<prefix>:events:alive:<instanceId>` every `heartbeat`; when a writer's key
+ *   expired (five heartbeats: it stopped), the next instance holding the session to record becomes
+ *   the writer.
+ * - Each entry is stamped with the `deployment`; an entry of another deployment, or one that does
+ *   not decode, is not replayed (counted in {@link ignored}, source `event`).
+ * - While Redis is away, operations fail with `Cluster.EventStoreError`: an event is still sent
+ *   live on an open stream here, without an id; a stream opened then has no replay.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerEventStore = (
+  options: Cluster.EventStoreOptions = {}
+): Layer.Layer<Cluster.EventStore, never, RedisConnection> =>
+  Layer.scoped(Cluster.EventStore, Effect.flatMap(RedisConnection, (redis) => internalEventStore.make(redis, options)))
+
+/**
  * A {@link Cluster.Health} check named `redis`: up while both connections of
  * {@link RedisConnection} are ready.
  *
@@ -253,16 +285,18 @@ export const layerHealth: Layer.Layer<Cluster.Health, never, RedisConnection> = 
 )
 
 /**
- * Options of {@link layer}: those of {@link layerConnection}.
+ * Options of {@link layer}: those of {@link layerConnection}, and `events`: the bounds of
+ * {@link layerEventStore}.
  *
  * @since 0.2.0
  * @category models
  */
-export type Options = ConnectionOptions
+export type Options = ConnectionOptions & { readonly events?: Cluster.EventStoreOptions | undefined }
 
 /**
  * Everything an instance shares through Redis: the change bus, the task store, the legacy
- * session store, the `redis` health check and the connection (for its `healthy` state). Provide
+ * session store, the event store of resumable streams, the `redis` health check and the
+ * connection (for its `healthy` state). Provide
  * it around the whole program that makes and serves the server (the connections close with the
  * layer); give every instance of the deployment the same `prefix`, `deployment` and
  * `inputState.keys`.
@@ -294,7 +328,9 @@ export type Options = ConnectionOptions
  */
 export const layer = (
   options: Options
-): Layer.Layer<Cluster.ChangeBus | Task.TaskStore | Cluster.SessionStore | Cluster.Health | RedisConnection> =>
-  Layer.mergeAll(layerChangeBus, layerTaskStore, layerSessionStore, layerHealth).pipe(
+): Layer.Layer<
+  Cluster.ChangeBus | Task.TaskStore | Cluster.SessionStore | Cluster.EventStore | Cluster.Health | RedisConnection
+> =>
+  Layer.mergeAll(layerChangeBus, layerTaskStore, layerSessionStore, layerEventStore(options.events), layerHealth).pipe(
     Layer.provideMerge(layerConnection(options))
   )

@@ -25,7 +25,9 @@
  *    does). In-session JSON-RPC errors are HTTP `200` (a `404` would read as "session ended");
  * 7. GET with a session and `Accept: text/event-stream` → the session's standalone SSE stream:
  *    `McpServer.sessionNotifications` (list changes, resource updates) with per-session event ids,
- *    a priming event (`id: <latest>`, empty data), `Last-Event-ID` replay from a bounded buffer;
+ *    a priming event (`id: <latest>`, empty data), `Last-Event-ID` replay from the
+ *    `Cluster.EventStore` of the context (default: in memory, `replayBufferSize` events, 10 minutes;
+ *    `presa-mcp/Redis`: on any instance);
  *    a new GET replaces the previous stream (each message goes to one stream). DELETE with a
  *    session → `204`; GET/DELETE without a session → `405`; other methods → `405`.
  *
@@ -127,7 +129,11 @@ export interface ServerOptions {
    * closed, default 30 minutes (`Duration.infinity` disables); its id then gets `404`.
    */
   readonly sessionIdleTimeout?: Duration.DurationInput | undefined
-  /** Standalone-stream events kept per legacy session for `Last-Event-ID` replay, default 100. */
+  /**
+   * Standalone-stream events kept per legacy session for `Last-Event-ID` replay by the default
+   * in-memory event store, default 100 (none older than 10 minutes). A `Cluster.EventStore` in the
+   * context (e.g. `Redis.layerEventStore`) replaces it, with its own bounds.
+   */
   readonly replayBufferSize?: number | undefined
   /** Interval of the `: ping` comments on open SSE responses, default 15 seconds. */
   readonly keepAlive?: Duration.DurationInput | undefined

@@ -93,9 +93,11 @@ export const makeEndpoint = (
     // before the sessions close: finalizers run last-in first-out); other transports go on.
     const stopped = yield* Deferred.make<void>()
     const shared = yield* Effect.serviceOption(Cluster.SessionStore)
+    const events = yield* Effect.serviceOption(Cluster.EventStore)
     const store = yield* Sessions.makeStore({
       server,
       shared: Option.getOrUndefined(shared),
+      events: Option.getOrUndefined(events),
       maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
       idleTimeout: Duration.decode(options.sessionIdleTimeout ?? DEFAULT_IDLE_TIMEOUT),
       initializeTimeout: Duration.decode(options.sessionInitializeTimeout ?? DEFAULT_INITIALIZE_TIMEOUT),

@@ -4,7 +4,7 @@
  * interface, and `StoreState`, the record its module functions share:
  *
  * - `store.ts`: `makeStore`, opening sessions (`initialize`, or a replica of another instance's);
- * - `stream.ts`: the standalone GET stream (event ids, the replay buffer for `Last-Event-ID`);
+ * - `stream.ts`: the standalone GET stream (its events recorded in a `Cluster.EventStore` for `Last-Event-ID`);
  * - `replica.ts`: a session shared through a `Cluster.SessionStore` (state read and written back);
  * - `signals.ts`: what other instances signal about a session (`State`, `Message`, `Closed`);
  * - `sweep.ts`: every way a session ends (DELETE, idle, eviction, no handshake, the store's end).
@@ -25,9 +25,12 @@ import type * as Connection from "../../../server/connection.js"
 import type * as Server from "../../../server/dispatch.js"
 import type { SessionState } from "../../../server/model.js"
 
-/** A message on a session's standalone stream, with its per-session event id (1, 2, …). */
+/**
+ * A message on a session's standalone stream, with its event id (from the `Cluster.EventStore`;
+ * none when the store failed to record it: it is delivered live, not resumable).
+ */
 export interface StreamEvent {
-  readonly id: number
+  readonly id?: number | undefined
   readonly message: JsonRpc.Message
 }
 
@@ -36,13 +39,8 @@ export type StreamItem =
   | { readonly _tag: "Priming"; readonly id: number }
   | { readonly _tag: "Event"; readonly event: StreamEvent }
 
-/** A session's standalone stream so far: the next id and the last `replayBufferSize` events. */
-export interface Log {
-  /** The id of the log's first event (1 on a single instance). */
-  readonly firstId: number
-  readonly nextId: number
-  readonly buffer: ReadonlyArray<StreamEvent>
-}
+/** The name of a session's standalone stream in the `Cluster.EventStore`. */
+export const streamName = (sessionId: string): string => `get:${sessionId}`
 
 /** One legacy session. Everything it holds is released when its `scope` closes. */
 export interface HttpSession {
@@ -50,11 +48,10 @@ export interface HttpSession {
   readonly core: Server.Session
   /** The session's connection: its requests in flight and its server→client requests. */
   readonly connection: Connection.Connection
-  /** Serialises the standalone stream's event log. */
+  /** Serialises the standalone stream's events (recording, and opening a stream). */
   readonly lock: Effect.Semaphore
   readonly lastActivityMillis: Ref.Ref<number>
   readonly openStreams: Ref.Ref<number>
-  readonly log: Ref.Ref<Log>
   readonly live: PubSub.PubSub<StreamEvent>
   readonly takeover: Ref.Ref<Option.Option<Deferred.Deferred<void>>>
   readonly closed: Deferred.Deferred<void>
@@ -74,7 +71,10 @@ export interface StoreOptions {
   readonly idleTimeout: Duration.Duration
   /** A session whose client has not sent `notifications/initialized` this long after `initialize` is closed. */
   readonly initializeTimeout?: Duration.Duration | undefined
+  /** Events kept per session for `Last-Event-ID` by the default in-memory event store. */
   readonly replayBufferSize: number
+  /** Where the GET streams' events are kept; none: in memory (`replayBufferSize` events, 10 minutes). */
+  readonly events?: Cluster.EventStoreShape | undefined
   /** Options of each session's connection (its `session` is the session's own). */
   readonly connection: Omit<Connection.Options, "session">
   /** Where sessions are shared with other instances; none: this process only. */
@@ -126,6 +126,8 @@ export interface StoreState {
   /** Serialises opening sessions (the `maxSessions` check and the insertion). */
   readonly createLock: Effect.Semaphore
   readonly shared: Cluster.SessionStoreShape | undefined
+  /** Where the GET streams' events are kept (`Last-Event-ID` replay). */
+  readonly events: Cluster.EventStoreShape
   /**
    * How long a stored session lives in the shared store without a request: the idle timeout
    * (renewed by each request and, while a GET stream is open, by `replica.ts` `keepStreamsAlive`).

@@ -19,22 +19,23 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
+import * as Cluster from "../../../../Cluster.js"
 import * as Connection from "../../../server/connection.js"
 import type * as Server from "../../../server/dispatch.js"
 import {
   type HttpSession,
-  type Log,
   newSessionId,
   type SessionStore,
   type StoreOptions,
   type StoreState,
   type StreamEvent,
+  streamName,
   touch,
   type Unavailable
 } from "./model.js"
 import { getShared, keepStreamsAlive, sharedConnection, sync, toSnapshot } from "./replica.js"
 import { listen } from "./signals.js"
-import { feed, initialLog, publish, stream } from "./stream.js"
+import { feed, publish, stream } from "./stream.js"
 import { close, closeAll, evictOne, handshakeTimer, sweepIdle } from "./sweep.js"
 
 /** How long a stored session lives without a request when the idle timeout is infinite. */
@@ -53,6 +54,11 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
       sessions: yield* Ref.make(HashMap.empty<string, HttpSession>()),
       createLock: yield* Effect.makeSemaphore(1),
       shared: options.shared,
+      events: options.events ?? (yield* Cluster.makeMemoryEventStore({
+        maxEvents: options.replayBufferSize,
+        // with a shared session store, an id another instance issued is not replayed from this one's log
+        randomStart: options.shared !== undefined
+      })),
       ttl: Duration.isFinite(options.idleTimeout) ? options.idleTimeout : SHARED_TTL_CAP
     }
     yield* Effect.addFinalizer(() => closeAll(state))
@@ -64,7 +70,7 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
       close: (id) => close(state, id),
       all: Effect.map(Ref.get(state.sessions), (m) => Array.from(HashMap.values(m))),
       publish: (session, message) => publish(state, session, message),
-      stream
+      stream: (session, lastEventId) => stream(state, session, lastEventId)
     }
   })
 
@@ -148,6 +154,7 @@ const makeSession = (
     }).pipe(Scope.extend(scope))
     const closed = yield* Deferred.make<void>()
     yield* Scope.addFinalizer(scope, Deferred.succeed(closed, undefined))
+    yield* Scope.addFinalizer(scope, state.events.release(streamName(id)))
     const syncThis: Effect.Effect<void> = Effect.suspend(() => sync(state, session))
     const session: HttpSession = {
       id,
@@ -156,7 +163,6 @@ const makeSession = (
       lock: yield* Effect.makeSemaphore(1),
       lastActivityMillis: yield* Ref.make(yield* Clock.currentTimeMillis),
       openStreams: yield* Ref.make(0),
-      log: yield* Ref.make<Log>(initialLog(shared !== undefined)),
       live: yield* PubSub.unbounded<StreamEvent>(),
       takeover: yield* Ref.make(Option.none<Deferred.Deferred<void>>()),
       closed,
