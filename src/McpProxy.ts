@@ -9,7 +9,8 @@
  *
  * What is served:
  *
- * - tools and prompts as `<prefix>_<name>`, their `inputSchema`, `outputSchema`, `annotations`,
+ * - tools and prompts as `<prefix>_<name>` (as `<name>` for the empty prefix of a proxy's only
+ *   backend, whose URIs are then unchanged too), their `inputSchema`, `outputSchema`, `annotations`,
  *   `title`, `description`, `icons` and `_meta` unchanged (other `Tool` fields are not kept: the
  *   server's definitions have no slot for them), except MCP Apps' view URI (below);
  * - resources and resource templates under their URIs with the prefix inserted after the scheme
@@ -178,7 +179,9 @@ export interface Policy extends ToolPolicy {
 
 /**
  * One backend: `prefix` (1 or more of `A-Z a-z 0-9 _ . -`, unique among the backends; names its
- * tools and prompts `<prefix>_<name>`, its URIs, and the backend in errors and logs) and
+ * tools and prompts `<prefix>_<name>`, its URIs, and the backend in errors and logs; or, since
+ * 0.3.0, the empty string `""` for a proxy's only backend: its names and URIs are then served
+ * unchanged, as the backend serves them — `presa-mcp dev` serves this way) and
  * `client`, a connected client (any transport, either era), plus the optional {@link Policy}
  * fields (since 0.2.0; the filters and `prefixUris` since 0.3.0). The proxy does not close the
  * client: the Scope that connected it owns it.
@@ -211,7 +214,8 @@ export interface Backend extends Policy {
 export type InputOptions = internalReconnect.InputOptions
 
 /**
- * A backend the proxy connects itself, and reconnects: `prefix` (as in {@link Backend}), the
+ * A backend the proxy connects itself, and reconnects: `prefix` (as in {@link Backend}: `""` only
+ * for the proxy's only backend, which then serves its names and URIs unchanged), the
  * {@link Policy} fields, and
  *
  * - `connect`: given the proxy's {@link InputOptions}, connects a client in the Scope it is run
@@ -376,7 +380,8 @@ export type Collision = internalError.Collision
 /**
  * The proxy could not be built (in-process; never sent on the wire). `reason`:
  *
- * - `"Prefix"`: a prefix is empty, has other characters than `A-Z a-z 0-9 _ . -`, or is used twice;
+ * - `"Prefix"`: a prefix has other characters than `A-Z a-z 0-9 _ . -`, is empty while the proxy has
+ *   more than one backend, or is used twice;
  * - `"Collision"`: at start, two or more {@link Backend}s (given connected: the app's own wiring)
  *   serve the same identity; `collisions` names every one with all the backends involved (e.g.
  *   prefixes `a` + tool `b_c` and `a_b` + tool `c` both give `a_b_c`). A {@link Connector}'s

@@ -1,6 +1,7 @@
 /**
  * `presa-mcp dev ENTRY` (issue #40, point 3): runs a server file (TypeScript through tsx) as the
- * one backend of an `McpProxy`, restarts it when a file under its folder changes, and serves the
+ * one backend of an `McpProxy` (with the empty prefix unless `--prefix` is given: clients see the
+ * server's own tool and prompt names and URIs), restarts it when a file under its folder changes, and serves the
  * proxy on this process's stdio (default) or over Streamable HTTP (`--http`), so the clients stay
  * connected across restarts. With `--app TOOL` it also runs the MCP Apps dev host (`app.ts`)
  * against the proxy.
@@ -106,17 +107,19 @@ const connector = (io: Io, a: DevArgs, entry: DevEntry.Ready, child: Child): Mcp
 
 /**
  * The proxy's client as the view knows its server: tools under the server's own names (the view
- * calls `callServerTool` with them), each call sent under the proxy's `PREFIX_<name>`.
+ * calls `callServerTool` with them), each call sent under the proxy's `PREFIX_<name>` when a
+ * `--prefix` is given (without one the proxy serves the server's own names: the client as is).
  */
-const unprefixed = (client: McpClient.McpClient, prefix: string): McpClient.McpClient => ({
-  ...client,
-  listAllTools: Effect.map(
-    client.listAllTools,
-    (tools) =>
-      tools.flatMap((t) => t.name.startsWith(`${prefix}_`) ? [{ ...t, name: t.name.slice(prefix.length + 1) }] : [])
-  ),
-  callTool: (name, args, options) => client.callTool(`${prefix}_${name}`, args, options)
-})
+const unprefixed = (client: McpClient.McpClient, prefix: string): McpClient.McpClient =>
+  prefix === "" ? client : ({
+    ...client,
+    listAllTools: Effect.map(
+      client.listAllTools,
+      (tools) =>
+        tools.flatMap((t) => t.name.startsWith(`${prefix}_`) ? [{ ...t, name: t.name.slice(prefix.length + 1) }] : [])
+    ),
+    callTool: (name, args, options) => client.callTool(`${prefix}_${name}`, args, options)
+  })
 
 /** The MCP Apps dev host on an in-process client of the proxy; its URL goes to stderr. */
 const appHost = (io: Io, server: McpServer.McpServer, a: DevArgs, tool: string) =>
@@ -176,7 +179,10 @@ const serve = (exit: Ref.Ref<number>, a: DevArgs): Effect.Effect<void, never, Cl
       name: "presa-mcp-dev",
       pingInterval: "2 seconds"
     })
-    const where = `tools and prompts as ${a.prefix}_<name>; watching ${dirs.join(", ")}`
+    const names = a.prefix === ""
+      ? "tools and prompts under their own names"
+      : `tools and prompts as ${a.prefix}_<name>`
+    const where = `${names}; watching ${dirs.join(", ")}`
     if (Option.isSome(a.app)) yield* Effect.forkScoped(appHost(io, server, a, a.app.value))
     if (!a.http) {
       yield* io.err(`presa-mcp dev: serving ${entry.file} on stdio (${where})\n`)
@@ -214,8 +220,10 @@ export const command = (exit: Ref.Ref<number>, serverArgs: ReadonlyArray<string>
       Options.withDescription("The HTTP port on 127.0.0.1 (with --http; default 0: a free port, printed on stderr).")
     ),
     prefix: Options.text("prefix").pipe(
-      Options.withDefault("dev"),
-      Options.withDescription("The proxy's prefix: tools and prompts are served as PREFIX_<name> (default dev).")
+      Options.withDefault(""),
+      Options.withDescription(
+        "Serve tools and prompts as PREFIX_<name> and URIs with PREFIX (default none: the server's own names)."
+      )
     ),
     watch: Options.text("watch").pipe(
       Options.withDescription("A folder to watch (repeatable; default the entry's folder)."),

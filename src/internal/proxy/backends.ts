@@ -34,6 +34,7 @@ import {
 import * as ProxyHealth from "./health.js"
 import type * as ProxyInput from "./input.js"
 import type { Limits } from "./listing.js"
+import * as Names from "./names.js"
 import { listSkills } from "./skills.js"
 import type { Interest } from "./updates.js"
 import { mapping } from "./uris.js"
@@ -128,7 +129,7 @@ export const makeLink = (state: State, options: LinkOptions): Effect.Effect<Link
     generation: options.generation,
     tools: options.tools,
     filters: options.tools,
-    uris: mapping(options.prefix, options.tools.prefixUris !== false),
+    uris: mapping(options.prefix, options.prefix !== "" && options.tools.prefixUris !== false),
     callers: options.callers,
     lost,
     isDown: Effect.map(Ref.get(state.backends), (m) => {
@@ -256,12 +257,12 @@ export const list = (state: State, link: Link, groups: ReadonlyArray<Group>) =>
 /**
  * The backend whose namespace the prefixed name `name` is in: the longest of `prefixes` that
  * `name` starts with followed by `_` (`a_b_c` is in `a_b`'s namespace when both `a` and `a_b`
- * are backends).
+ * are backends; every name is in the namespace of the empty prefix, a proxy's only backend).
  */
 export const namespaceOf = (prefixes: Iterable<string>, name: string): string | undefined => {
   let owner: string | undefined
   for (const p of prefixes) {
-    if (name.startsWith(`${p}_`) && (owner === undefined || p.length > owner.length)) owner = p
+    if (Names.inNamespace(p, name) && (owner === undefined || p.length > owner.length)) owner = p
   }
   return owner
 }

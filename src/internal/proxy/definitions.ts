@@ -32,6 +32,7 @@ import * as Apps from "./apps.js"
 import type { Kind } from "./error.js"
 import * as ProxyInput from "./input.js"
 import { boundedList, type Limits } from "./listing.js"
+import * as Names from "./names.js"
 import type { UriMapping } from "./uris.js"
 
 type McpError = JsonRpc.McpError
@@ -165,7 +166,7 @@ export const isFatal = (e: TransportError): boolean =>
 
 /** -32603 naming the backend, with a fixed message (details go to the log). */
 export const unavailable = (prefix: string): McpError =>
-  JsonRpc.McpError.internalError(`Backend ${prefix} is unavailable`)
+  JsonRpc.McpError.internalError(`${Names.backend(prefix)} is unavailable`)
 
 /**
  * The JSON-RPC error a failed backend call becomes: a backend `McpError` as is; a `ClientError`
@@ -191,8 +192,8 @@ export const toMcpError = (link: Link, e: McpClient.CallError): Effect.Effect<Mc
         }
         yield* Effect.logWarning(`backend ${link.prefix}: ${e.reason}: ${e.message}`)
         return e.reason === "Timeout"
-          ? JsonRpc.McpError.internalError(`Backend ${link.prefix} did not answer in time`)
-          : JsonRpc.McpError.internalError(`Backend ${link.prefix} failed`)
+          ? JsonRpc.McpError.internalError(`${Names.backend(link.prefix)} did not answer in time`)
+          : JsonRpc.McpError.internalError(`${Names.backend(link.prefix)} failed`)
       })
   }
 }
@@ -316,7 +317,7 @@ const isServed = (link: Link, name: string): boolean =>
   !(link.tools.exclude ?? []).includes(name)
 
 /**
- * A backend tool as `<prefix>_<name>` (`name` after the link's `rename`, or its `transform`'s
+ * A backend tool as `<prefix>_<name>` (or `<name>` for the empty prefix; `name` after the link's `rename`, or its `transform`'s
  * name); its schemas, annotations and description unchanged unless the link's `transform` for it
  * derives a tool (`ToolTransform.make`).
  */
@@ -331,7 +332,7 @@ export const toolItem = (link: Link, tool: McpSchema.Tool): Effect.Effect<Option
   const transform = link.tools.transform !== undefined && Object.hasOwn(link.tools.transform, tool.name)
     ? link.tools.transform[tool.name]
     : undefined
-  const name = `${link.prefix}_${transform?.name ?? renamed ?? tool.name}`
+  const name = Names.served(link.prefix, transform?.name ?? renamed ?? tool.name)
   const served: Tool.Tool = {
     name,
     ...opt("title", tool.title),
@@ -370,10 +371,10 @@ const checked = (def: Tool.Tool): Tool.Tool => ({
   }
 })
 
-/** A backend prompt as `<prefix>_<name>`; completions go to the backend by its own name. */
+/** A backend prompt as `<prefix>_<name>` (`<name>` for the empty prefix); completions go to the backend by its own name. */
 export const promptItem = (link: Link, prompt: McpSchema.Prompt): Effect.Effect<Option.Option<Item>> => {
   if (prompt.name.length === 0) return skipped(link, "a prompt", "its name is empty")
-  const name = `${link.prefix}_${prompt.name}`
+  const name = Names.served(link.prefix, prompt.name)
   const def: Prompt.Prompt = {
     name,
     ...opt("title", prompt.title),

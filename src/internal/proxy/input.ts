@@ -43,13 +43,14 @@ export const BACKEND_META_KEY = "presa-mcp/backend" as const
 /**
  * A backend's question as the proxy relays it: `_meta["presa-mcp/backend"]` is the backend's
  * prefix (whatever the backend put there), and an elicitation's `message`, which the user reads,
- * starts with `[<prefix>] ` — so a backend cannot pass its question off as another's. Sampling
+ * starts with `[<prefix>] ` — so a backend cannot pass its question off as another's (unchanged for
+ * the empty prefix: the proxy's only backend has no other to pass for). Sampling
  * and roots keep their params otherwise (their messages are the model's input).
  */
 export const labelled = (backend: string, request: Input.InputRequest): Input.InputRequest => {
   const params = request.params ?? {}
   const meta = JsonRpc.isObject(params._meta) ? params._meta : {}
-  const message = request.method === "elicitation/create" && typeof params.message === "string"
+  const message = request.method === "elicitation/create" && typeof params.message === "string" && backend !== ""
     ? { message: `[${backend}] ${params.message}` }
     : {}
   return { method: request.method, params: { ...params, ...message, _meta: { ...meta, [BACKEND_META_KEY]: backend } } }

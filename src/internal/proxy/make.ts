@@ -39,6 +39,7 @@ import { type Collision, ProxyError } from "./error.js"
 import * as ProxyHealth from "./health.js"
 import type * as ProxyInput from "./input.js"
 import { limitsOf } from "./listing.js"
+import * as Names from "./names.js"
 import { type Connection, type Connector, linkOf, open, supervise } from "./reconnect.js"
 import { countInterest, followUpdates, type Interest, makeInterest } from "./updates.js"
 
@@ -76,7 +77,9 @@ export interface Options extends
 const PREFIX = /^[A-Za-z0-9_.-]+$/
 
 const checkPrefixes = (backends: ReadonlyArray<Source>): Effect.Effect<void, ProxyError> => {
-  const bad = backends.filter((b) => !PREFIX.test(b.prefix)).map((b) => JSON.stringify(b.prefix))
+  // the empty prefix serves names unchanged: only a proxy's one backend may have it
+  const bad = backends.filter((b) => !PREFIX.test(b.prefix) && !(b.prefix === "" && backends.length === 1))
+    .map((b) => JSON.stringify(b.prefix))
   const seen = new Set<string>()
   const dup = new Set<string>()
   for (const b of backends) {
@@ -84,7 +87,13 @@ const checkPrefixes = (backends: ReadonlyArray<Source>): Effect.Effect<void, Pro
     seen.add(b.prefix)
   }
   const problems = [
-    ...(bad.length > 0 ? [`invalid prefixes (1 or more of A-Z a-z 0-9 _ . -): ${bad.join(", ")}`] : []),
+    ...(bad.length > 0
+      ? [
+        `invalid prefixes (1 or more of A-Z a-z 0-9 _ . -; the empty prefix only for a proxy's one backend): ${
+          bad.join(", ")
+        }`
+      ]
+      : []),
     ...(dup.size > 0 ? [`prefixes used twice: ${[...dup].join(", ")}`] : [])
   ]
   return problems.length === 0
@@ -137,10 +146,10 @@ const unavailableWhileDown =
     if (id === undefined) return next
     return Effect.flatMap(goneOwner(backends, id), (owner): typeof next => {
       if (owner === undefined) return next
-      const message = `Backend ${owner} is unavailable (the proxy is reconnecting it); try again later`
+      const message = `${Names.backend(owner)} is unavailable (the proxy is reconnecting it); try again later`
       return request.method === McpSchema.Method.toolsCall
         ? Effect.succeed({ content: [{ type: "text", text: message }], isError: true })
-        : Effect.fail(JsonRpc.McpError.internalError(`Backend ${owner} is unavailable`))
+        : Effect.fail(JsonRpc.McpError.internalError(`${Names.backend(owner)} is unavailable`))
     })
   }
 
@@ -169,7 +178,9 @@ const makeServer = (
     ...serverOptions
   } = options
   const joined = clients.flatMap((b) =>
-    b.client.info.instructions === undefined ? [] : [`${b.prefix}: ${b.client.info.instructions}`]
+    b.client.info.instructions === undefined
+      ? []
+      : [b.prefix === "" ? b.client.info.instructions : `${b.prefix}: ${b.client.info.instructions}`]
   ).join("\n\n")
   const instructions = options.instructions ?? (joined.length > 0 ? joined : undefined)
   // A server without definitions cannot be refused.
