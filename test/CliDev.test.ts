@@ -73,14 +73,14 @@ const scenario = (client: McpClient.McpClient, file: string, stderr: () => strin
       Stream.runForEach((n) => Ref.update(seen, (all) => [...all, n.method])),
       Effect.fork
     )
-    const first = yield* client.callTool("dev_version", {})
+    const first = yield* client.callTool("version", {})
     assert.strictEqual(text(first), "one")
     assert.notStrictEqual(first.isError, true)
 
     Fs.writeFileSync(file, serverFile("one", true))
     yield* waitFor("the compile error on stderr", Effect.sync(() => /did not start/.test(stderr())))
     assert.match(stderr(), /server\.ts:\d+:\d+: ERROR/)
-    const broken = yield* client.callTool("dev_version", {})
+    const broken = yield* client.callTool("version", {})
     assert.isTrue(broken.isError)
     assert.match(text(broken), /unavailable/i)
 
@@ -88,7 +88,7 @@ const scenario = (client: McpClient.McpClient, file: string, stderr: () => strin
     Fs.writeFileSync(file, serverFile("two"))
     yield* waitFor(
       "the answer of the fixed server",
-      client.callTool("dev_version", {}).pipe(Effect.map((r) => text(r) === "two" && r.isError !== true))
+      client.callTool("version", {}).pipe(Effect.map((r) => text(r) === "two" && r.isError !== true))
     )
     yield* waitFor(
       "tools/list_changed after the restart",
@@ -96,7 +96,7 @@ const scenario = (client: McpClient.McpClient, file: string, stderr: () => strin
       30
     )
     const tools = yield* client.listTools()
-    assert.deepStrictEqual(tools.tools.map((t) => t.name), ["dev_version"])
+    assert.deepStrictEqual(tools.tools.map((t) => t.name), ["version"])
     yield* Fiber.interrupt(collector)
   })
 
