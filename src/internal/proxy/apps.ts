@@ -26,6 +26,7 @@ import type { RequestContextShape } from "../../RequestContext.js"
 import type * as Tool from "../../Tool.js"
 import { namespaceOf, type State } from "./backends.js"
 import { type AppTool, clean, forward, forwardedMeta, type Item, type Link } from "./definitions.js"
+import * as Names from "./names.js"
 
 /** The extension's identifier (capability key under `extensions`). */
 export const EXTENSION_ID = "io.modelcontextprotocol/ui"
@@ -205,7 +206,10 @@ export const syncAliases = (state: State): Effect.Effect<void> =>
       }
       const added = yield* Effect.either(McpServer.addTool(state.server, next.def))
       if (Either.isRight(added)) served.set(name, next.alias)
-      else yield* Effect.logWarning(`MCP Apps: alias ${name} of backend ${next.alias.prefix}: ${added.left.message}`)
+      else {
+        const backend = Names.logged(next.alias.prefix)
+        yield* Effect.logWarning(`MCP Apps: alias ${name} of ${backend}: ${added.left.message}`)
+      }
     }
     yield* Ref.set(state.aliases, { served, ambiguous })
   })

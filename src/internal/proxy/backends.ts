@@ -198,7 +198,7 @@ const markDown =
       }
       yield* syncAliases(state)
       yield* Effect.logWarning(
-        `backend ${prefix} is down (${reason}); its ${current.served.size} entries were removed${
+        `${Names.logged(prefix)} is down (${reason}); its ${current.served.size} entries were removed${
           retrying ? "; reconnecting" : ""
         }`
       )
@@ -316,12 +316,12 @@ export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, it
     const next = new Map<string, Item>()
     for (const it of items) {
       if (next.has(it.id)) {
-        yield* Effect.logWarning(`backend ${link.prefix}: ${it.id} is listed twice; the first is served`)
+        yield* Effect.logWarning(`${Names.logged(link.prefix)}: ${it.id} is listed twice; the first is served`)
         continue
       }
       const clash = clashOf(all, taken, link.prefix, it)
       if (clash !== undefined) {
-        yield* Effect.logWarning(`backend ${link.prefix}: ${it.id} left out: ${clash}`)
+        yield* Effect.logWarning(`${Names.logged(link.prefix)}: ${it.id} left out: ${clash}`)
         continue
       }
       next.set(it.id, it)
@@ -332,7 +332,7 @@ export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, it
       if (next.get(current.id)?.fingerprint === current.fingerprint) continue
       yield* removeDefinition(state.server, current.definition).pipe(
         Effect.catchAll((e) =>
-          Effect.logWarning(`backend ${link.prefix}: could not remove ${current.id}: ${e.message}`)
+          Effect.logWarning(`${Names.logged(link.prefix)}: could not remove ${current.id}: ${e.message}`)
         )
       )
     }
@@ -344,7 +344,7 @@ export const apply = (state: State, link: Link, groups: ReadonlyArray<Group>, it
       }
       const added = yield* Effect.either(addDefinition(state.server, it.definition))
       if (Either.isRight(added)) kept.set(it.id, it)
-      else yield* Effect.logWarning(`backend ${link.prefix}: ${it.id} left out: ${added.left.message}`)
+      else yield* Effect.logWarning(`${Names.logged(link.prefix)}: ${it.id} left out: ${added.left.message}`)
     }
     yield* Ref.update(
       state.backends,
@@ -364,7 +364,7 @@ export const health = (link: Link, interval: Duration.DurationInput) =>
       const e = pinged.left
       if (e._tag === "ClientError" && e.reason !== "Timeout") continue
       if (e._tag === "TransportError" && !isFatal(e)) {
-        yield* Effect.logWarning(`backend ${link.prefix}: ping failed: ${e.message}`)
+        yield* Effect.logWarning(`${Names.logged(link.prefix)}: ping failed: ${e.message}`)
         continue
       }
       return yield* link.down(`no answer to ping: ${e.message}`)

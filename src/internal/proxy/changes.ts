@@ -20,6 +20,7 @@ import type * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import { ALL_GROUPS, apply, list, type State } from "./backends.js"
 import { type Group, isFatal, type Link } from "./definitions.js"
+import * as Names from "./names.js"
 
 const FIRST_RETRY_MS = 1_000
 const MAX_RETRY_MS = 30_000
@@ -45,7 +46,7 @@ const sync = (state: State, link: Link, groups: ReadonlyArray<Group>) =>
     if (Either.isRight(listed)) return yield* apply(state, link, groups, listed.right)
     const e = listed.left
     if (e._tag === "TransportError" && isFatal(e)) return yield* link.down(`${e.reason}: ${e.message}`)
-    yield* Effect.logWarning(`backend ${link.prefix}: re-listing ${groups.join(", ")} failed: ${e.message}`)
+    yield* Effect.logWarning(`${Names.logged(link.prefix)}: re-listing ${groups.join(", ")} failed: ${e.message}`)
   })
 
 /** How long the first change of a batch waits for more before the re-listing starts. */
@@ -126,12 +127,12 @@ export const watch = (
           (e._tag === "TransportError" && e.status !== undefined)
         ) {
           return yield* Effect.logWarning(
-            `backend ${link.prefix}: change notifications refused (${e.message}); its lists are not followed`
+            `${Names.logged(link.prefix)}: change notifications refused (${e.message}); its lists are not followed`
           )
         }
-        yield* Effect.logWarning(`backend ${link.prefix}: change notifications failed (${e.message}); retrying`)
+        yield* Effect.logWarning(`${Names.logged(link.prefix)}: change notifications failed (${e.message}); retrying`)
       } else {
-        yield* Effect.logInfo(`backend ${link.prefix}: change notifications ended; listening again`)
+        yield* Effect.logInfo(`${Names.logged(link.prefix)}: change notifications ended; listening again`)
       }
       yield* Deferred.await(ready)
       yield* Effect.sleep(Duration.millis(delay))

@@ -180,7 +180,7 @@ export const toMcpError = (link: Link, e: McpClient.CallError): Effect.Effect<Mc
     case "TransportError":
       return Effect.gen(function*() {
         if (isFatal(e)) yield* link.down(`${e.reason}: ${e.message}`)
-        else yield* Effect.logWarning(`backend ${link.prefix}: ${e.message}`)
+        else yield* Effect.logWarning(`${Names.logged(link.prefix)}: ${e.message}`)
         return unavailable(link.prefix)
       })
     case "ClientError":
@@ -190,7 +190,7 @@ export const toMcpError = (link: Link, e: McpClient.CallError): Effect.Effect<Mc
         ) {
           return e.cause
         }
-        yield* Effect.logWarning(`backend ${link.prefix}: ${e.reason}: ${e.message}`)
+        yield* Effect.logWarning(`${Names.logged(link.prefix)}: ${e.reason}: ${e.message}`)
         return e.reason === "Timeout"
           ? JsonRpc.McpError.internalError(`${Names.backend(link.prefix)} did not answer in time`)
           : JsonRpc.McpError.internalError(`${Names.backend(link.prefix)} failed`)
@@ -309,7 +309,7 @@ const completers = (
     : {}
 
 const skipped = (link: Link, what: string, why: string): Effect.Effect<Option.Option<never>> =>
-  Effect.as(Effect.logWarning(`backend ${link.prefix}: ${what} left out: ${why}`), Option.none())
+  Effect.as(Effect.logWarning(`${Names.logged(link.prefix)}: ${what} left out: ${why}`), Option.none())
 
 /** Is the backend's tool `name` served (the link's `include` / `exclude`)? */
 const isServed = (link: Link, name: string): boolean =>

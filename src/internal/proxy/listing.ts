@@ -12,6 +12,7 @@ import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpClient from "../../McpClient.js"
 import type { Link } from "./definitions.js"
+import * as Names from "./names.js"
 
 /** The bounds on one backend's lists (documented on `McpProxy.Options`). */
 export interface Limits {
@@ -70,7 +71,10 @@ const rawPage = <A, I>(link: Link, method: string, field: string, schema: Schema
       for (const [i, u] of entries.entries()) {
         const decoded = decode(u)
         if (Either.isRight(decoded)) items.push(decoded.right)
-        else yield* Effect.logWarning(`backend ${link.prefix}: ${method} item ${i} left out: ${decoded.left.message}`)
+        else {
+          const backend = Names.logged(link.prefix)
+          yield* Effect.logWarning(`${backend}: ${method} item ${i} left out: ${decoded.left.message}`)
+        }
       }
       return { items, nextCursor: typeof result.nextCursor === "string" ? result.nextCursor : undefined }
     })
@@ -120,7 +124,8 @@ export const boundedList = <A, I>(
         const size = weigh(item)
         if (out.length >= limits.maxListItems || bytes + size > limits.maxListBytes) {
           yield* Effect.logError(
-            `backend ${link.prefix}: ${spec.method} goes over the proxy's bound (${limits.maxListItems} entries, ` +
+            `${Names.logged(link.prefix)}: ${spec.method} goes over the proxy's bound ` +
+              `(${limits.maxListItems} entries, ` +
               `${limits.maxListBytes} bytes); the first ${out.length} entries are served, the rest is left out`
           )
           return out
@@ -132,7 +137,7 @@ export const boundedList = <A, I>(
       cursor = read.right.nextCursor
     }
     yield* Effect.logError(
-      `backend ${link.prefix}: ${spec.method} has more than ${limits.maxListPages} pages; ` +
+      `${Names.logged(link.prefix)}: ${spec.method} has more than ${limits.maxListPages} pages; ` +
         `the first ${limits.maxListPages} are served, the rest is left out`
     )
     return out

@@ -243,7 +243,7 @@ const listAll = (
           retrying(link) ? Effect.as(link.down(`listing failed: ${e.message}`), []) : Effect.fail(
             new ProxyError({
               reason: "Backend",
-              message: `backend ${link.prefix} could not be listed: ${e.message}`,
+              message: `${Names.logged(link.prefix)} could not be listed: ${e.message}`,
               backend: link.prefix,
               collisions: [],
               cause: e
@@ -328,7 +328,7 @@ const connectAll = (
               Effect.sync(() =>
                 failures.set(connector.prefix, e.message)
               ),
-              Effect.logWarning(`backend ${connector.prefix} could not be connected: ${e.message}`)
+              Effect.logWarning(`${Names.logged(connector.prefix)} could not be connected: ${e.message}`)
             ),
           onRight: (c) => Effect.sync(() => connected.set(connector.prefix, c))
         }))

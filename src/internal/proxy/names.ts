@@ -14,3 +14,6 @@ export const inNamespace = (prefix: string, name: string): boolean => prefix ===
 
 /** The backend as an error message names it: `Backend <prefix>`, or `The backend` for "". */
 export const backend = (prefix: string): string => prefix === "" ? "The backend" : `Backend ${prefix}`
+
+/** The backend as a log line names it: `backend <prefix>`, or `backend` for "". */
+export const logged = (prefix: string): string => prefix === "" ? "backend" : `backend ${prefix}`

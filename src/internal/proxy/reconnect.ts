@@ -22,6 +22,7 @@ import { listenFilter, watch } from "./changes.js"
 import { isFatal, type Link } from "./definitions.js"
 import * as ProxyHealth from "./health.js"
 import * as ProxyInput from "./input.js"
+import * as Names from "./names.js"
 import { followUpdates } from "./updates.js"
 
 /** The input handlers a connector must give the client it connects. */
@@ -108,7 +109,7 @@ const serve = (
     yield* Deferred.succeed(ready, undefined)
     yield* Effect.forkIn(followUpdates(state, link, state.interest), connection.scope)
     if (pingInterval !== undefined) yield* Effect.forkIn(health(link, pingInterval), connection.scope)
-    yield* Effect.logInfo(`backend ${link.prefix} is up (connection ${link.generation})`)
+    yield* Effect.logInfo(`${Names.logged(link.prefix)} is up (connection ${link.generation})`)
   })
 
 /**
@@ -141,13 +142,13 @@ export const supervise = (
         const waited = yield* Effect.either(driver.next(reason))
         if (Either.isLeft(waited)) {
           yield* giveUp(state, connector.prefix)
-          return yield* Effect.logError(`backend ${connector.prefix}: reconnecting gave up; it stays down`)
+          return yield* Effect.logError(`${Names.logged(connector.prefix)}: reconnecting gave up; it stays down`)
         }
         const opened = yield* Effect.either(open(connector, callers, parent))
         if (Either.isLeft(opened)) {
           reason = opened.left
           yield* ProxyHealth.enter(state.health, connector.prefix, "reconnecting", opened.left.message)
-          yield* Effect.logWarning(`backend ${connector.prefix}: reconnecting failed: ${opened.left.message}`)
+          yield* Effect.logWarning(`${Names.logged(connector.prefix)}: reconnecting failed: ${opened.left.message}`)
           continue
         }
         generation += 1

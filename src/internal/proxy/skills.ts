@@ -20,6 +20,7 @@ import * as McpSchema from "../../McpSchema.js"
 import * as Skill from "../../Skill.js"
 import { type Claim, isFatal, type Item, item, type Link, toMcpError } from "./definitions.js"
 import { boundedList, jsonBytes, type Limits } from "./listing.js"
+import * as Names from "./names.js"
 
 const SKILL_MD = "SKILL.md"
 const SKILL_MD_SUFFIX = `/${SKILL_MD}`
@@ -115,7 +116,7 @@ const rebuild = (root: string, files: Readonly<Record<string, Skill.FileSource>>
 /** One file of a dynamic skill: read from the backend on every read (a failure is a defect of that read). */
 const generator = (link: Link, entry: Skill.SkillEntry, uri: string): Effect.Effect<Skill.FileContent> =>
   Effect.gen(function*() {
-    if (yield* link.isDown) return yield* Effect.dieMessage(`backend ${link.prefix} is unavailable`)
+    if (yield* link.isDown) return yield* Effect.dieMessage(`${Names.logged(link.prefix)} is unavailable`)
     const result = yield* link.client.readResource(uri)
     const contents = result.contents[0]
     if (result.contents.length !== 1 || contents === undefined) {
@@ -132,7 +133,7 @@ const generator = (link: Link, entry: Skill.SkillEntry, uri: string): Effect.Eff
       (e._tag === "McpError" || e._tag === "TransportError" || e._tag === "ClientError"
         ? Effect.asVoid(toMcpError(link, e))
         : Effect.void).pipe(
-          Effect.zipRight(Effect.dieMessage(`backend ${link.prefix}: ${uri} could not be read: ${e.message}`))
+          Effect.zipRight(Effect.dieMessage(`${Names.logged(link.prefix)}: ${uri} could not be read: ${e.message}`))
         )
     )
   )
@@ -169,7 +170,7 @@ const dynamicFiles = (
       yield* walk(root, 0).pipe(
         Effect.catchIf(
           (e) => e._tag === "McpError",
-          (e) => Effect.logWarning(`backend ${link.prefix}: directory of ${root} not read: ${e.message}`)
+          (e) => Effect.logWarning(`${Names.logged(link.prefix)}: directory of ${root} not read: ${e.message}`)
         )
       )
     }
@@ -237,7 +238,7 @@ export const listSkills = (
 
 const leftOut = (link: Link, entry: Skill.SkillEntry, why: string): Effect.Effect<Option.Option<Item>> =>
   Effect.as(
-    Effect.logWarning(`backend ${link.prefix}: skill ${entry.uri} left out with its files: ${why}`),
+    Effect.logWarning(`${Names.logged(link.prefix)}: skill ${entry.uri} left out with its files: ${why}`),
     Option.none()
   )
 

@@ -21,6 +21,7 @@ import type * as Middleware from "../../Middleware.js"
 import * as UriTemplate from "../../UriTemplate.js"
 import type { State } from "./backends.js"
 import type { Link } from "./definitions.js"
+import * as Names from "./names.js"
 
 /** How many subscriptions of the proxy's callers name each URI (none: absent). */
 export type Interest = SubscriptionRef.SubscriptionRef<ReadonlyMap<string, number>>
@@ -116,7 +117,7 @@ export const followUpdates = (state: State, link: Link, interest: Interest): Eff
       ).pipe(
         Stream.catchAll((e) =>
           Stream.fromEffect(
-            Effect.logWarning(`backend ${link.prefix}: resource subscriptions failed: ${e.message}`)
+            Effect.logWarning(`${Names.logged(link.prefix)}: resource subscriptions failed: ${e.message}`)
           ).pipe(Stream.drain)
         )
       ), { switch: true }),
