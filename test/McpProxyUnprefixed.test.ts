@@ -51,7 +51,7 @@ const backend = Effect.gen(function*() {
       })
     ]
   })
-  return yield* McpClient.connect(yield* InProcess.client(server))
+  return yield* McpClient.connect(yield* InProcess.client(server), McpProxy.inputHandlers)
 })
 
 const text = (result: McpSchema.CallToolResult): string =>
