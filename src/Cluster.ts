@@ -264,10 +264,20 @@ export interface EventStoreOptions {
   readonly maxAge?: Duration.DurationInput | undefined
 }
 
-/** Default `maxEvents` of an event store: 100 events per stream. @since 0.3.0 @category constants */
+/**
+ * Default `maxEvents` of an event store: 100 events per stream.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
 export const DEFAULT_MAX_EVENTS = 100
 
-/** Default `maxAge` of an event store: 10 minutes (600,000 ms). @since 0.3.0 @category constants */
+/**
+ * Default `maxAge` of an event store: 10 minutes (600,000 ms).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
 export const DEFAULT_MAX_EVENT_AGE: Duration.DurationInput = "10 minutes"
 
 /**

@@ -22,6 +22,8 @@
  * request without a session), the in-process transport, the web handler and `McpServer.dispatch`
  * (a one-shot connection) all run on it. Guide: docs/transports.md.
  *
+ * Guide: [Writing your own transport](https://github.com/presa-mcp/presa-mcp/blob/main/docs/transports.md#writing-your-own-transport).
+ *
  * @example
  * ```ts
  * import * as Effect from "effect/Effect"
@@ -32,8 +34,6 @@
  * const serveLines = (server: McpServer.McpServer, lines: Stream.Stream<string>, write: (text: string) => Effect.Effect<void>) =>
  *   Connection.serve(server, { incoming: lines, send: write })
  * ```
- *
- * Guide: [Writing your own transport](https://github.com/presa-mcp/presa-mcp/blob/main/docs/transports.md#writing-your-own-transport).
  *
  * @since 0.2.0
  */

@@ -15,6 +15,8 @@
  * the RFC 8707 `resource`, may be DPoP-bound (RFC 9449), are kept in a {@link TokenStore} and
  * refreshed when they expire or are refused.
  *
+ * Guide: [OAuth client](https://github.com/presa-mcp/presa-mcp/blob/main/docs/oauth.md).
+ *
  * @example
  * ```ts
  * import * as Effect from "effect/Effect"
@@ -28,8 +30,6 @@
  *   return yield* client.listAllTools
  * }).pipe(Effect.scoped, Effect.provide(OAuth.layerMemory))
  * ```
- *
- * Guide: [OAuth client](https://github.com/presa-mcp/presa-mcp/blob/main/docs/oauth.md).
  *
  * @since 0.2.0
  */

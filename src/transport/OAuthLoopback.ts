@@ -5,6 +5,8 @@
  * the browser's redirect lands on the listener, which answers with a short page and hands the URL
  * to the provider.
  *
+ * Guide: [OAuth client](https://github.com/presa-mcp/presa-mcp/blob/main/docs/oauth.md).
+ *
  * @example
  * ```ts
  * import * as Console from "effect/Console"
@@ -19,8 +21,6 @@
  *   return yield* OAuth.make({ interaction })
  * })
  * ```
- *
- * Guide: [OAuth client](https://github.com/presa-mcp/presa-mcp/blob/main/docs/oauth.md).
  *
  * @since 0.2.0
  */
