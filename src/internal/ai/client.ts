@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
+import type { McpToolkit, Options, Snapshot } from "../../AiToolkit.js"
 import type * as JsonRpc from "../../JsonRpc.js"
 import type * as McpClient from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
@@ -30,28 +31,6 @@ export type McpTool = AiTool.Tool<string, {
 
 /** The tools of a server, by (possibly renamed) name. */
 export type McpTools = { readonly [name: string]: McpTool }
-
-export interface Options {
-  readonly filter?: ((tool: McpSchema.Tool) => boolean) | undefined
-  readonly rename?: ((tool: McpSchema.Tool) => string) | undefined
-  readonly follow?: boolean | undefined
-  readonly timeout?: McpClient.CallOptions["timeout"]
-  readonly onProgress?: ((name: string, progress: McpClient.Progress) => Effect.Effect<void>) | undefined
-}
-
-export interface Snapshot {
-  readonly tools: ReadonlyArray<McpSchema.Tool>
-  readonly toolkit: Toolkit.Toolkit<McpTools>
-  readonly handlers: Layer.Layer<AiTool.Handler<string>>
-  readonly handled: Toolkit.WithHandler<McpTools>
-}
-
-export interface McpToolkit {
-  readonly toolkit: Effect.Effect<Toolkit.WithHandler<McpTools>>
-  readonly snapshot: Effect.Effect<Snapshot>
-  readonly refresh: Effect.Effect<void, McpClient.CallError>
-  readonly following: boolean
-}
 
 /** What the model reads when the call itself failed (a JSON-RPC error, a lost connection). */
 const callFailure = (error: McpClient.CallError): McpSchema.CallToolResult => ({

@@ -9,12 +9,12 @@ import type * as Toolkit from "@effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type { Options } from "../../AiToolkit.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpClient from "../../McpClient.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as Tool from "../../Tool.js"
 import { erase } from "../erase.js"
-import type { Options } from "./client.js"
 import { outputOf } from "./server.js"
 
 export type CallOptions = Pick<Options, "timeout" | "onProgress">
