@@ -17,6 +17,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import { type DefinitionServices, type HandlerResult, lift } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import { erase } from "./internal/erase.js"
+import { defined } from "./internal/record.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
@@ -199,7 +200,7 @@ const fromSchema = <A, I extends Readonly<Record<string, string | undefined>>, R
     // kept for `McpClient.prompt` (never on the wire: the server lists `arguments`)
     parameters,
     arguments: deriveArguments(parameters),
-    ...(complete === undefined ? {} : { complete: completions(complete) }),
+    ...(complete === undefined ? {} : { complete: defined(complete) }),
     handler: (args, ctx) =>
       decode(args).pipe(
         Effect.mapError((e) =>
@@ -208,14 +209,6 @@ const fromSchema = <A, I extends Readonly<Record<string, string | undefined>>, R
         Effect.flatMap((decoded) => lift(() => handler(decoded, ctx)))
       )
   }
-}
-
-const completions = <R>(
-  complete: { readonly [key: string]: Complete<R> | undefined }
-): Readonly<Record<string, Complete<R>>> => {
-  const out: Record<string, Complete<R>> = {}
-  for (const [key, value] of Object.entries(complete)) if (value !== undefined) out[key] = value
-  return out
 }
 
 /**

@@ -14,6 +14,7 @@ import * as S from "effect/Schema"
 import { type DefinitionServices, type HandlerResult, lift } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
 import { erase } from "./internal/erase.js"
+import { defined } from "./internal/record.js"
 import * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
@@ -253,7 +254,7 @@ const fromSchema = <A, I extends Variables, R>(
   return {
     ...common,
     parameters,
-    ...(complete === undefined ? {} : { complete: completions(complete) }),
+    ...(complete === undefined ? {} : { complete: defined(complete) }),
     handler: (variables, ctx) =>
       decode(variables).pipe(
         Effect.mapError((e) =>
@@ -262,12 +263,4 @@ const fromSchema = <A, I extends Variables, R>(
         Effect.flatMap((decoded) => lift(() => handler(decoded, ctx)))
       )
   }
-}
-
-const completions = <R>(
-  complete: { readonly [key: string]: Complete<R> | undefined }
-): Readonly<Record<string, Complete<R>>> => {
-  const out: Record<string, Complete<R>> = {}
-  for (const [key, value] of Object.entries(complete)) if (value !== undefined) out[key] = value
-  return out
 }
