@@ -20,11 +20,9 @@
  * @since 0.2.0
  */
 import type * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/appHost/bridge.js"
 import * as csp from "./internal/appHost/csp.js"
-import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 
 /**
@@ -151,16 +149,7 @@ export interface Options extends internal.Options {}
  * @since 0.2.0
  * @category models
  */
-export interface Bridge {
-  readonly initialized: Effect.Effect<void>
-  readonly appInfo: Effect.Effect<Option.Option<JsonRpc.JsonObject>>
-  readonly sendToolInput: (args: JsonRpc.JsonObject) => Effect.Effect<void>
-  readonly sendToolInputPartial: (args: JsonRpc.JsonObject) => Effect.Effect<void>
-  readonly sendToolResult: (result: McpSchema.CallToolResult) => Effect.Effect<void>
-  readonly sendToolCancelled: (reason?: string) => Effect.Effect<void>
-  readonly setHostContext: (changes: JsonRpc.JsonObject) => Effect.Effect<void>
-  readonly teardown: (reason?: string) => Effect.Effect<void, JsonRpc.McpError>
-}
+export interface Bridge extends internal.Bridge {}
 
 /**
  * Starts a bridge on `options.port` for as long as the Scope is open (closing it removes the
