@@ -40,7 +40,6 @@ import type * as McpClient from "./McpClient.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { RequestContext, RequestContextShape } from "./RequestContext.js"
 import type * as Resource from "./Resource.js"
-import type * as Task from "./Task.js"
 import * as Tool from "./Tool.js"
 
 /** A definition's per-caller visibility predicate (as `Tool.Tool`'s and `Resource.Resource`'s). */
@@ -322,7 +321,7 @@ export const view = <R = never>(options: ViewOptions<R>): View<Exclude<R, Reques
 
 /**
  * What {@link tool} takes: a tool's identity and hints (`name`, `title`, `description`,
- * `annotations`, `icons`, `_meta`, `visible`, `task`, as for `Tool.make`), and:
+ * `annotations`, `icons`, `_meta`, `visible`, `task`: `Tool.Common`, as for `Tool.make`), and:
  *
  * - `view`: the {@link View} that renders its results (its URI becomes `_meta.ui.resourceUri`);
  * - `visibility`: who may call it (default {@link DEFAULT_VISIBILITY}; `["app"]`: only the view);
@@ -337,15 +336,7 @@ export const view = <R = never>(options: ViewOptions<R>): View<Exclude<R, Reques
  * @since 0.2.0
  * @category models
  */
-export interface AppTool<A, I, O, OI, R = never> {
-  readonly name: string
-  readonly title?: string
-  readonly description?: string
-  readonly annotations?: McpSchema.ToolAnnotations
-  readonly icons?: ReadonlyArray<McpSchema.Icon>
-  readonly _meta?: JsonRpc.JsonObject
-  readonly visible?: Predicate
-  readonly task?: Task.Policy
+export interface AppTool<A, I, O, OI, R = never> extends Tool.Common {
   readonly view: View<unknown>
   readonly visibility?: ReadonlyArray<Visibility>
   readonly parameters?: Schema.Schema<A, I>

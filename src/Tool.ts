@@ -72,7 +72,15 @@ export type Handler<A, R = never> = (
   ctx: RequestContextShape
 ) => HandlerResult<ToolReturn, ToolError | JsonRpc.McpError | InputRequired, R>
 
-interface Common {
+/**
+ * What every tool form has besides its arguments, result and handler: `name`, `title`,
+ * `description`, `annotations`, `icons`, `_meta` (the `Tool` of `tools/list`, MCP 2025-11-25,
+ * Server Features, Tools), `visible` and `task`. `JsonTool`, `TypedTool` and `App.AppTool` extend it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Common {
   /** Unique per server; SHOULD be 1–128 chars of `[A-Za-z0-9_.-]`. */
   readonly name: string
   readonly title?: string
