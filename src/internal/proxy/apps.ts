@@ -25,7 +25,7 @@ import type * as Middleware from "../../Middleware.js"
 import type { RequestContextShape } from "../../RequestContext.js"
 import type * as Tool from "../../Tool.js"
 import { namespaceOf, type State } from "./backends.js"
-import { type AppTool, clean, forward, forwardedMeta, type Item, type Link } from "./definitions.js"
+import { type AppTool, callBackend, type Item, type Link } from "./definitions.js"
 import * as Names from "./names.js"
 
 /** The extension's identifier (capability key under `extensions`). */
@@ -100,14 +100,7 @@ const aliasOf = (link: Link, tool: McpSchema.Tool, meta: JsonRpc.JsonObject): To
     ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
     _meta: { ...meta, ui: { ...ui, visibility: ["app"] } },
     visible: declaresApps,
-    handler: (args, ctx) => {
-      const own = forwardedMeta(ctx)
-      return forward(
-        link,
-        ctx,
-        (options) => link.client.callTool(tool.name, args, own === undefined ? options : { ...options, _meta: own })
-      ).pipe(Effect.map(clean))
-    }
+    handler: callBackend(link, tool.name)
   }
 }
 

@@ -342,19 +342,24 @@ export const toolItem = (link: Link, tool: McpSchema.Tool): Effect.Effect<Option
     ...opt("_meta", tool._meta),
     inputSchema: tool.inputSchema,
     ...opt("outputSchema", tool.outputSchema),
-    handler: (args, ctx) => {
-      const meta = forwardedMeta(ctx)
-      return forward(
-        link,
-        ctx,
-        (options) => link.client.callTool(tool.name, args, meta === undefined ? options : { ...options, _meta: meta })
-      ).pipe(
-        Effect.map(clean)
-      )
-    }
+    handler: callBackend(link, tool.name)
   }
   const def = transform === undefined ? served : checked(ToolTransform.make(served, { ...transform, name }))
   return Effect.succeed(Option.some(item("tool", name, JSON.stringify(tool), { _tag: "tool", def })))
+}
+
+/**
+ * The handler that forwards a call to the backend's tool `name` (with the caller's forwardable
+ * `_meta`, through `forward`'s down-backend and error handling), its result cleaned of the
+ * backend's own fields.
+ */
+export const callBackend = (link: Link, name: string): Tool.Tool["handler"] => (args, ctx) => {
+  const meta = forwardedMeta(ctx)
+  return forward(
+    link,
+    ctx,
+    (options) => link.client.callTool(name, args, meta === undefined ? options : { ...options, _meta: meta })
+  ).pipe(Effect.map(clean))
 }
 
 /**
