@@ -50,10 +50,11 @@ export const withTimeout = <A>(
   const duration = Duration.decode(timeout)
   if (!Duration.isFinite(duration)) return self
   const millis = Duration.toMillis(duration)
-  const onClock = Effect.timeoutFail(self, { duration, onTimeout: () => timeoutError(method) })
-  if (millis > MAX_TIMER_MILLIS) return onClock
+  // built only when the deadline runs on the fiber's clock (not on every call's path)
+  const onClock = () => Effect.timeoutFail(self, { duration, onTimeout: () => timeoutError(method) })
+  if (millis > MAX_TIMER_MILLIS) return onClock()
   return Effect.withFiberRuntime<A, TransportError>((caller, status) => {
-    if (Context.get(caller.currentDefaultServices, Clock.Clock) !== LIVE_CLOCK) return onClock
+    if (Context.get(caller.currentDefaultServices, Clock.Clock) !== LIVE_CLOCK) return onClock()
     const fiber = rootFork(Runtime.make({
       context: caller.currentContext,
       runtimeFlags: status.runtimeFlags,
