@@ -13,6 +13,7 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
+import * as Task from "../../Task.js"
 
 import { startTimer } from "../runtime.js"
 import type { ChangeEvent, DispatchOptions, Server, Session } from "./model.js"
@@ -38,9 +39,6 @@ export const ListenParams = Schema.Struct({
     taskIds: Schema.optional(Schema.Array(Schema.String))
   })
 })
-
-/** `notifications/tasks` (SEP-2663 "Task Status Notifications"). */
-const TASK_STATUS = "notifications/tasks"
 
 const LIST_CHANGED_METHOD = {
   tools: McpSchema.Method.toolsListChanged,
@@ -137,7 +135,7 @@ export const listen = (
           server.tasks,
           wanted.taskIds,
           ctx,
-          (task) => ctx.notify(JsonRpc.notification(TASK_STATUS, { ...task, _meta: meta }))
+          (task) => ctx.notify(JsonRpc.notification(Task.STATUS_NOTIFICATION, { ...task, _meta: meta }))
         )
       const notifications = tasks === undefined ? honoured : { ...honoured, taskIds: tasks.taskIds }
       yield* ctx.notify(
