@@ -128,10 +128,13 @@ const makeTaskTracker: Effect.Effect<TaskTracker> = Effect.map(
           })
       }),
     open: (ids) =>
-      Effect.map(Ref.get(last), (m) =>
-        ids.filter((id) =>
-          Option.match(HashMap.get(m, id), { onNone: () => true, onSome: (t) => !Task.isTerminal(t.status) })
-        ))
+      Effect.map(
+        Ref.get(last),
+        (m) =>
+          ids.filter((id) =>
+            Option.match(HashMap.get(m, id), { onNone: () => true, onSome: (t) => !Task.isTerminal(t.status) })
+          )
+      )
   })
 )
 
@@ -147,13 +150,16 @@ const rereadTasks = (
   meta: JsonRpc.JsonObject,
   offer: (n: JsonRpc.Notification) => Effect.Effect<unknown>
 ): Effect.Effect<void> =>
-  Effect.flatMap(tracker.open(taskIds), (open) =>
-    Effect.forEach(open, (taskId) =>
-      call(state, Task.Method.get, { taskId }).pipe(
-        Effect.map((task) => JsonRpc.notification(Task.STATUS_NOTIFICATION, { ...task, _meta: meta })),
-        Effect.flatMap((n) => Effect.flatMap(tracker.accept(n), (fresh) => fresh ? offer(n) : Effect.void)),
-        Effect.catchAll((e) => Effect.logDebug(`tasks/get ${taskId} after a relisten failed: ${e.message}`))
-      ), { discard: true }))
+  Effect.flatMap(
+    tracker.open(taskIds),
+    (open) =>
+      Effect.forEach(open, (taskId) =>
+        call(state, Task.Method.get, { taskId }).pipe(
+          Effect.map((task) => JsonRpc.notification(Task.STATUS_NOTIFICATION, { ...task, _meta: meta })),
+          Effect.flatMap((n) => Effect.flatMap(tracker.accept(n), (fresh) => fresh ? offer(n) : Effect.void)),
+          Effect.catchAll((e) => Effect.logDebug(`tasks/get ${taskId} after a relisten failed: ${e.message}`))
+        ), { discard: true })
+  )
 
 /** A lost connection is worth listening again; a peer's refusal or a bad answer is not. */
 const retriable = (e: CallError): boolean =>
@@ -269,21 +275,23 @@ const listenModern = (state: State, filter: ListenFilter): Effect.Effect<Subscri
       const driver = yield* Schedule.driver(state.relisten)
       let established = false
       for (;;) {
-        const exit = yield* Effect.exit(listenOnce(state, params, mailbox, tracker, (ack, id) =>
-          Effect.gen(function*() {
-            if (established) {
-              yield* resubscribed(state, ack, id, (n) => mailbox.offer(n))
-              // forked: a request cannot wait inside the notification handler of another
-              if (ack.taskIds !== undefined && ack.taskIds.length > 0) {
-                yield* Effect.forkIn(
-                  rereadTasks(state, tracker, ack.taskIds, gapMeta(id), (n) => mailbox.offer(n)),
-                  scope
-                )
-              }
-            } else yield* Deferred.succeed(firstAck, ack)
-            established = true
-            yield* driver.reset
-          })))
+        const exit = yield* Effect.exit(
+          listenOnce(state, params, mailbox, tracker, (ack, id) =>
+            Effect.gen(function*() {
+              if (established) {
+                yield* resubscribed(state, ack, id, (n) => mailbox.offer(n))
+                // forked: a request cannot wait inside the notification handler of another
+                if (ack.taskIds !== undefined && ack.taskIds.length > 0) {
+                  yield* Effect.forkIn(
+                    rereadTasks(state, tracker, ack.taskIds, gapMeta(id), (n) => mailbox.offer(n)),
+                    scope
+                  )
+                }
+              } else yield* Deferred.succeed(firstAck, ack)
+              established = true
+              yield* driver.reset
+            }))
+        )
         if (Exit.isSuccess(exit)) {
           // a graceful end (the listen result, or its notifications/cancelled): not a drop
           yield* Deferred.fail(

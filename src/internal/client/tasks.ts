@@ -53,48 +53,51 @@ export const make = (deps: Deps): Task.TaskClient => {
    * questions answered through `tasks/update`, each key once: SEP-2663 keys are unique over a
    * task's life), or `"waiting"`.
    */
-  const step = (taskId: string, answered: Set<string>) =>
-  (task: Task.DetailedTask): Effect.Effect<McpSchema.CallToolResult | "answered" | "waiting", CallError> =>
-    Effect.gen(function*() {
-      switch (task.status) {
-        case "completed":
-          return yield* decodeTaskResult(task.result ?? {})
-        case "failed": {
-          const error = task.error
-          return yield* error === undefined
-            ? new JsonRpc.McpError({
-              code: JsonRpc.ErrorCode.InternalError,
-              message: task.statusMessage ?? "The task failed"
-            })
-            : JsonRpc.McpError.fromErrorObject(error)
-        }
-        case "cancelled":
-          return yield* new ClientError({
-            reason: "Cancelled",
-            message: `task ${taskId} was cancelled${task.statusMessage === undefined ? "" : `: ${task.statusMessage}`}`
-          })
-        case "input_required": {
-          const open = Object.fromEntries(
-            Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key))
-          )
-          if (Object.keys(open).length === 0) return "waiting"
-          const responses = yield* ClientInput.fulfil(deps.handlers, open).pipe(
-            Effect.mapError((problem) =>
-              new ClientError({
-                reason: "Input",
-                message: `task ${taskId}: ${problem.message}`,
-                cause: problem.cause
+  const step =
+    (taskId: string, answered: Set<string>) =>
+    (task: Task.DetailedTask): Effect.Effect<McpSchema.CallToolResult | "answered" | "waiting", CallError> =>
+      Effect.gen(function*() {
+        switch (task.status) {
+          case "completed":
+            return yield* decodeTaskResult(task.result ?? {})
+          case "failed": {
+            const error = task.error
+            return yield* error === undefined
+              ? new JsonRpc.McpError({
+                code: JsonRpc.ErrorCode.InternalError,
+                message: task.statusMessage ?? "The task failed"
               })
+              : JsonRpc.McpError.fromErrorObject(error)
+          }
+          case "cancelled":
+            return yield* new ClientError({
+              reason: "Cancelled",
+              message: `task ${taskId} was cancelled${
+                task.statusMessage === undefined ? "" : `: ${task.statusMessage}`
+              }`
+            })
+          case "input_required": {
+            const open = Object.fromEntries(
+              Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key))
             )
-          )
-          yield* update(taskId, responses)
-          for (const key of Object.keys(open)) answered.add(key)
-          return "answered"
+            if (Object.keys(open).length === 0) return "waiting"
+            const responses = yield* ClientInput.fulfil(deps.handlers, open).pipe(
+              Effect.mapError((problem) =>
+                new ClientError({
+                  reason: "Input",
+                  message: `task ${taskId}: ${problem.message}`,
+                  cause: problem.cause
+                })
+              )
+            )
+            yield* update(taskId, responses)
+            for (const key of Object.keys(open)) answered.add(key)
+            return "answered"
+          }
+          case "working":
+            return "waiting"
         }
-        case "working":
-          return "waiting"
-      }
-    })
+      })
 
   const poll = (taskId: string, maxPolls: number, answered: Set<string>) =>
     Effect.gen(function*() {
