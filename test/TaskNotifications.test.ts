@@ -10,7 +10,10 @@
  *   schema; `notifications/tasks` itself is not in that schema (the check says so, and nothing
  *   else is wrong with the envelope);
  * - `client.tasks.awaitResult` ends on notifications without one `tasks/get` (counted by a server
- *   middleware), and polls against a server that acknowledges no task ids.
+ *   middleware), and polls against a server that acknowledges no task ids;
+ * - a listen cut while its task finishes: the client listens again and reads the task again, so
+ *   the terminal status reaches the stream (marked `RESUBSCRIBED`) even from a server that sends
+ *   no current state after its ack.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -19,12 +22,16 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Content, InProcess, Input, JsonRpc, McpClient, McpSchema, McpServer, Task, Tool, Transport } from "presa-mcp"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
+import { freePort } from "./support/Cluster.js"
 import { checkNotification, specAvailable } from "./support/SpecSchema.js"
+import * as TcpProxy from "./support/TcpProxy.js"
+import { get } from "./support/Wire.js"
 
 const WAIT: Duration.DurationInput = "10 seconds"
 const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Error, R> =>
@@ -43,7 +50,8 @@ interface Fixture {
 
 /**
  * Tools (all tasks): `ask` waits for its first gate, asks a name (elicitation), waits for its
- * second gate, answers "hello <name>"; `hang` never ends; `boom` fails with McpError -32603.
+ * second gate, answers "hello <name>"; `wait` waits for the second gate, answers "waited";
+ * `hang` never ends; `boom` fails with McpError -32603.
  */
 const makeFixture = Effect.gen(function*() {
   const gets = yield* Ref.make(0)
@@ -70,6 +78,11 @@ const makeFixture = Effect.gen(function*() {
           })
       }),
       Tool.fromJsonSchema({ name: "hang", task: "required", handler: () => Effect.never }),
+      Tool.fromJsonSchema({
+        name: "wait",
+        task: "required",
+        handler: () => Effect.as(Deferred.await(answer), "waited")
+      }),
       Tool.fromJsonSchema({
         name: "boom",
         task: "required",
@@ -269,5 +282,62 @@ describe("awaitResult against a server that acknowledges no task ids", () => {
       yield* Deferred.succeed(answer, undefined)
       assert.strictEqual(Content.textOf(yield* bounded(client.callTool("ask"))), "hello Di")
       expect(yield* Ref.get(gets)).toBeGreaterThan(0)
+    }))
+})
+
+describe("a relisten re-reads the tasks", () => {
+  it.scopedLive("the listen is cut while the task finishes: the terminal status arrives, marked RESUBSCRIBED", () =>
+    Effect.gen(function*() {
+      const { answer, server } = yield* makeFixture
+      const { port, url } = yield* StreamableHttp.serve(server)
+      const proxy = yield* TcpProxy.make(port)
+      const inner = yield* StreamableHttp.client({ url: url.replace(`:${port}/`, `:${proxy.port}/`) })
+      // a server that sends no current state after its ack: every notifications/tasks of a
+      // re-established listen is dropped on the wire, so only the client's own re-read can tell
+      const listens = yield* Ref.make(0)
+      const transport: Transport.ClientTransport = {
+        ...inner,
+        request: (message, options) =>
+          message.method !== "subscriptions/listen"
+            ? inner.request(message, options)
+            : Effect.flatMap(Ref.updateAndGet(listens, (n) => n + 1), (nth) =>
+              inner.request(message, {
+                ...options,
+                onNotification: (n) =>
+                  nth > 1 && n.method === Task.STATUS_NOTIFICATION
+                    ? Effect.void
+                    : (options?.onNotification ?? (() => Effect.void))(n)
+              }))
+      }
+      const client = yield* bounded(McpClient.connect(transport, {
+        tasks: true,
+        relisten: Schedule.spaced("100 millis").pipe(Schedule.intersect(Schedule.recurs(100)))
+      }))
+      const direct = yield* bounded(
+        Effect.flatMap(StreamableHttp.client({ url }), (t) => McpClient.connect(t, { tasks: true }))
+      )
+      const created = yield* createTask(client, "wait")
+      const sub = yield* bounded(client.listen({ taskIds: [created.taskId] }))
+      const got = yield* Queue.unbounded<JsonRpc.Notification>()
+      yield* sub.notifications.pipe(Stream.runForEach((n) => Queue.offer(got, n)), Effect.forkScoped)
+      assert.strictEqual(get((yield* bounded(Queue.take(got))).params, "status"), "working")
+      // the listen goes down and stays down while the task finishes
+      yield* proxy.retarget(yield* freePort)
+      yield* proxy.cut
+      yield* Deferred.succeed(answer, undefined)
+      yield* direct.tasks.get(created.taskId).pipe(
+        Effect.repeat({ until: (t) => t.status === "completed", times: 200 }),
+        Effect.zipLeft(Effect.sleep("5 millis"))
+      )
+      yield* proxy.retarget(port)
+      const done = yield* bounded(
+        Queue.take(got).pipe(Effect.repeat({ until: (n) => n.method === Task.STATUS_NOTIFICATION }))
+      )
+      assert.strictEqual(get(done.params, "status"), "completed")
+      assert.strictEqual(get(done.params, "_meta", McpClient.RESUBSCRIBED), true)
+      expect(Option.map(Task.fromNotification(done), (t) => t.result?.content)).toEqual(
+        Option.some([{ type: "text", text: "waited" }])
+      )
+      assert.isAtLeast(yield* Ref.get(listens), 2)
     }))
 })
