@@ -187,9 +187,11 @@ export interface Options extends InputHandlers {
   readonly legacyTtlMs?: number
   /**
    * Declare the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on modern requests.
-   * The server may then answer `tools/call` with a task: {@link McpClient.callTool} polls it to
-   * the end (answering its questions with the input handlers, within `Task.AwaitOptions`
-   * defaults) and yields the final result; `client.tasks` exposes the lifecycle. Default `false`.
+   * The server may then answer `tools/call` with a task: {@link McpClient.callTool} follows it to
+   * the end (`client.tasks.awaitResult`: its `notifications/tasks` when the server acknowledges the
+   * task on a listen, else polling; answering its questions with the input handlers, within
+   * `Task.AwaitOptions` defaults) and yields the final result; `client.tasks` exposes the
+   * lifecycle. Default `false`.
    */
   readonly tasks?: boolean
   /**
