@@ -155,7 +155,10 @@ const rereadTasks = (
     (open) =>
       Effect.forEach(open, (taskId) =>
         call(state, Task.Method.get, { taskId }).pipe(
-          Effect.map((task) => JsonRpc.notification(Task.STATUS_NOTIFICATION, { ...task, _meta: meta })),
+          // the task without the result envelope's own members, as a notification carries it
+          Effect.map(({ _meta, resultType: _resultType, ...task }) =>
+            JsonRpc.notification(Task.STATUS_NOTIFICATION, { ...task, _meta: meta })
+          ),
           Effect.flatMap((n) => Effect.flatMap(tracker.accept(n), (fresh) => fresh ? offer(n) : Effect.void)),
           Effect.catchAll((e) => Effect.logDebug(`tasks/get ${taskId} after a relisten failed: ${e.message}`))
         ), { discard: true })
