@@ -2,8 +2,8 @@
  * Task status notifications (Tasks extension, SEP-2663 "Task Status Notifications") on
  * `subscriptions/listen`, in process and over Streamable HTTP on 127.0.0.1 port 0:
  *
- * - a listen with `taskIds` is acknowledged with the ids the caller may read (an unknown one is
- *   left out); a task going working → input_required → (tasks/update) → working → completed is
+ * - a listen with `taskIds` is acknowledged with the ids the caller may read (an unknown one, or
+ *   another authenticated caller's, is left out and never notified); a task going working → input_required → (tasks/update) → working → completed is
  *   reported once per state, in order, each notification equal to `tasks/get` at that moment and
  *   nothing after the terminal one; cancelled and failed tasks too;
  * - each notification decodes with `Task.DetailedTask`; the ack is valid against the 2026-07-28
@@ -249,6 +249,53 @@ describe.each<Via>(["in process", "Streamable HTTP"])("notifications/tasks (%s)"
       const e = yield* bounded(Effect.flip(client.tasks.awaitResult(boom.taskId)))
       assert.strictEqual(e._tag === "McpError" ? e.message : e._tag, "boom")
       assert.strictEqual(yield* Ref.get(gets), 0)
+    }))
+})
+
+describe("the access rule of tasks/get", () => {
+  it.scopedLive("another caller's task is left out of the ack and never notified; the owner's is", () =>
+    Effect.gen(function*() {
+      const { server } = yield* makeFixture
+      const as = (subject: string) => ({ subject, scopes: [], claims: {} })
+      const meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": { extensions: { [Task.EXTENSION_ID]: {} } }
+      }
+      const created = yield* McpServer.dispatch(server, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "hang", arguments: {}, _meta: meta }
+      }, { auth: as("alice") })
+      const taskId = get(Option.getOrThrow(created).message, "result", "taskId")
+      assert.isString(taskId)
+      const listenAs = (subject: string) =>
+        Effect.gen(function*() {
+          const seen = yield* Queue.unbounded<JsonRpc.Notification>()
+          yield* McpServer.dispatch(server, {
+            jsonrpc: "2.0",
+            id: `listen-${subject}`,
+            method: "subscriptions/listen",
+            params: { notifications: { taskIds: [taskId] }, _meta: meta }
+          }, { auth: as(subject), notify: (n) => Queue.offer(seen, n) }).pipe(Effect.forkScoped)
+          return seen
+        })
+      const mallory = yield* listenAs("mallory")
+      const alice = yield* listenAs("alice")
+      const ackOf = (queue: Queue.Dequeue<JsonRpc.Notification>) => bounded(Queue.take(queue))
+      expect(get((yield* ackOf(mallory)).params, "notifications")).toEqual({ taskIds: [] })
+      expect(get((yield* ackOf(alice)).params, "notifications")).toEqual({ taskIds: [taskId] })
+      assert.strictEqual(get((yield* bounded(Queue.take(alice))).params, "status"), "working")
+      // alice cancels: alice hears it, mallory hears nothing at all
+      yield* McpServer.dispatch(server, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tasks/cancel",
+        params: { taskId, _meta: meta }
+      }, { auth: as("alice") })
+      assert.strictEqual(get((yield* bounded(Queue.take(alice))).params, "status"), "cancelled")
+      yield* Effect.sleep("200 millis")
+      assert.strictEqual(yield* Queue.size(mallory), 0)
     }))
 })
 
