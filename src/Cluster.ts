@@ -28,8 +28,13 @@ import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpSchema from "./McpSchema.js"
 
 /**
- * A change to what the server serves: a list change of one kind (tools, prompts, resources) or an
- * update of one resource's contents (MCP 2026-07-28, Subscriptions).
+ * A change to what the server serves: a list change of one kind (tools, prompts, resources), an
+ * update of one resource's contents (MCP 2026-07-28, Subscriptions), or (since 0.3.0)
+ * `TaskStatus`: the record of task `taskId` changed (status, status message, questions, outcome;
+ * the Tasks extension, SEP-2663 "Task Status Notifications"). `TaskStatus` carries only the id:
+ * each instance with a `subscriptions/listen` for that task re-reads the shared `Task.TaskStore`
+ * and sends what `tasks/get` gives. An instance of an older build that does not know the variant
+ * ignores it (counted in `presa_mcp.redis.ignored` as `malformed`).
  *
  * @since 0.2.0
  * @category models
@@ -37,6 +42,7 @@ import type * as McpSchema from "./McpSchema.js"
 export type ChangeEvent =
   | { readonly _tag: "ListChanged"; readonly kind: "tools" | "prompts" | "resources" }
   | { readonly _tag: "ResourceUpdated"; readonly uri: string }
+  | { readonly _tag: "TaskStatus"; readonly taskId: string }
 
 /**
  * Where change events travel.

@@ -187,9 +187,11 @@ export interface Options extends InputHandlers {
   readonly legacyTtlMs?: number
   /**
    * Declare the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on modern requests.
-   * The server may then answer `tools/call` with a task: {@link McpClient.callTool} polls it to
-   * the end (answering its questions with the input handlers, within `Task.AwaitOptions`
-   * defaults) and yields the final result; `client.tasks` exposes the lifecycle. Default `false`.
+   * The server may then answer `tools/call` with a task: {@link McpClient.callTool} follows it to
+   * the end (`client.tasks.awaitResult`: its `notifications/tasks` when the server acknowledges the
+   * task on a listen, else polling; answering its questions with the input handlers, within
+   * `Task.AwaitOptions` defaults) and yields the final result; `client.tasks` exposes the
+   * lifecycle. Default `false`.
    */
   readonly tasks?: boolean
   /**
@@ -383,6 +385,15 @@ export interface ListenFilter {
    * `resources/subscribe`d while a listen names it). Default: none.
    */
   readonly resourceSubscriptions?: ReadonlyArray<string>
+  /**
+   * The task ids whose `notifications/tasks` are wanted (Tasks extension, SEP-2663 "Task Status
+   * Notifications"; modern only, and the client must declare the extension, `Options.tasks`, else
+   * the server answers `McpError` -32021). Each carries the task's complete `DetailedTask`; read
+   * it with `Task.fromNotification`. Acknowledged: the ids the server agreed to notify for (a
+   * presa-mcp server: those the caller may `tasks/get`, at most 100, each one's current state
+   * sent right after the ack). Default: none. Since 0.3.0.
+   */
+  readonly taskIds?: ReadonlyArray<string>
 }
 
 /**
@@ -399,8 +410,15 @@ export interface ListenFilter {
  * one `notifications/<kind>/list_changed` per acknowledged kind and one
  * `notifications/resources/updated` per acknowledged URI, marked `_meta[RESUBSCRIBED] = true`
  * (modern: tagged with the new listen's subscription id): a consumer that refetches on change
- * notifications needs no other code. When `relisten` gives up, or the failure is not a lost
- * connection (a JSON-RPC error, a 401), the stream fails with that error.
+ * notifications needs no other code. For acknowledged task ids not yet seen terminal, the client
+ * reads each task again (`tasks/get`) and yields it as a `notifications/tasks` marked the same
+ * way, so a gap never loses a terminal status. When `relisten` gives up, or the failure is not a
+ * lost connection (a JSON-RPC error, a 401), the stream fails with that error.
+ *
+ * `notifications/tasks` (since 0.3.0) are yielded only when their params decode as a
+ * `Task.DetailedTask` (others are dropped and logged at debug level), at most once per state of a
+ * task and never after its terminal one (a notification that repeats the last one seen, or is
+ * older than it by `lastUpdatedAt`, is dropped).
  *
  * @since 0.1.0
  * @category models
@@ -413,8 +431,8 @@ export interface Subscription {
    */
   readonly acknowledged: ListenFilter
   /**
-   * `notifications/{tools,prompts,resources}/list_changed` and `notifications/resources/updated`
-   * as sent (`_meta` included), until the subscription ends (see above).
+   * `notifications/{tools,prompts,resources}/list_changed`, `notifications/resources/updated`
+   * and `notifications/tasks` as sent (`_meta` included), until the subscription ends (see above).
    */
   readonly notifications: Stream.Stream<JsonRpc.Notification, CallError>
 }

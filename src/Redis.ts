@@ -189,8 +189,9 @@ export const ignored: Metric.Metric.Counter<number> = Envelope.ignored
  * in a local outbox, in order, and published again every heartbeat once the connection has been
  * ready for two heartbeats; equal pending events are kept once, and at most 1,000 events and 1 MiB
  * are kept: past that the oldest pending `ResourceUpdated` is dropped and a `ListChanged` of
- * `resources` stands for it (list changes are never dropped). When the connection comes back,
- * local subscribers also get a `ListChanged` of each kind.
+ * `resources` stands for it, or the oldest pending `TaskStatus` is dropped (a listener re-reads
+ * its tasks on an interval anyway; list changes are never dropped). When the connection comes
+ * back, local subscribers also get a `ListChanged` of each kind.
  *
  * @since 0.2.0
  * @category layers

@@ -54,6 +54,18 @@ export const Method = {
 } as const
 
 /**
+ * The method of the extension's status notification (SEP-2663 "Task Status Notifications"):
+ * `notifications/tasks`, whose params are a complete {@link DetailedTask}, the same as `tasks/get`
+ * gives at that moment. A server sends it on a `subscriptions/listen` stream for the ids the
+ * client listed in `notifications.taskIds` and the server acknowledged (`McpClient.listen` with
+ * `taskIds`; read one with {@link fromNotification}).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const STATUS_NOTIFICATION = "notifications/tasks"
+
+/**
  * A task's status. `completed`, `failed` and `cancelled` are terminal: the task no longer changes.
  *
  * @since 0.1.0
@@ -167,6 +179,22 @@ export const DetailedTask = Schema.Struct({
  * @category models
  */
 export type DetailedTask = typeof DetailedTask.Type
+
+const decodeDetailed = Schema.decodeUnknownOption(DetailedTask)
+
+/**
+ * The task a `notifications/tasks` ({@link STATUS_NOTIFICATION}) carries, decoded with
+ * {@link DetailedTask} (its `_meta`, e.g. the listen's subscription id, left out: what remains is
+ * what `tasks/get` gives). `None` for another method or params that are not a `DetailedTask`.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const fromNotification = (notification: JsonRpc.Notification): Option.Option<DetailedTask> => {
+  if (notification.method !== STATUS_NOTIFICATION || notification.params === undefined) return Option.none()
+  const { _meta, ...task } = notification.params
+  return decodeDetailed(task)
+}
 
 /**
  * `CreateTaskResult`: a flat `Result & Task` with `resultType: "task"`.
@@ -332,10 +360,11 @@ export const layerMemory: Layer.Layer<TaskStore> = Layer.effect(TaskStore, makeM
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Bounds of polling a task to its end: `timeout` (default 10 minutes) and `maxPolls` (default
+ * Bounds of waiting for a task's end: `timeout` (default 10 minutes) and `maxPolls` (default
  * 10,000 `tasks/get` requests). Between polls the client waits the task's `pollIntervalMs`
  * (default 1 second when the server gives none), kept within 10 ms – 60 s. Exceeding a bound
- * fails with `ClientError` `Timeout`.
+ * fails with `ClientError` `Timeout`. Giving `maxPolls` makes `awaitResult` poll only (no
+ * `notifications/tasks`; since 0.3.0).
  *
  * @since 0.1.0
  * @category models
@@ -357,10 +386,15 @@ export interface AwaitOptions {
  * - `update`: `tasks/update` with `inputResponses` (an acknowledgement);
  * - `cancel`: `tasks/cancel` (an acknowledgement; the task becomes `cancelled` eventually, or
  *   finishes otherwise if it was already done);
- * - `awaitResult`: polls `tasks/get` until the task is terminal, answering `input_required`
+ * - `awaitResult`: waits until the task is terminal, answering `input_required`
  *   questions with the client's `onElicit` / `onSample` / `onRoots` (each key once) through
  *   `tasks/update`; yields the `CallToolResult` of a `completed` task, fails with the task's
  *   `McpError` when it `failed`, and with `ClientError` `Cancelled` when it was cancelled.
+ *   Since 0.3.0 it first opens a `subscriptions/listen` with `taskIds: [taskId]`: when the server
+ *   acknowledges the id, the task's `notifications/tasks` drive it (no `tasks/get`, except one when
+ *   no notification came within 1 second of the ack: a server need not send the current state on
+ *   listen); else (no listen, the id not acknowledged, the stream ended) it polls `tasks/get`. With
+ *   `maxPolls` given it only polls.
  *
  * @since 0.1.0
  * @category models

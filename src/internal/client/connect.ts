@@ -221,7 +221,8 @@ const assemble = (state: State): McpClient => {
   const tasks = TaskClient.make({
     supported: state.isModern && JsonRpc.isObject(info.capabilities.extensions?.[Task.EXTENSION_ID]),
     call: (method, params) => call(state, method, params),
-    handlers: state.handlers
+    handlers: state.handlers,
+    listen: state.isModern ? (filter) => Listen.listen(state, filter) : undefined
   })
   const cache = state.cache
   return {

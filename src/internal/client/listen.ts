@@ -22,6 +22,7 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.js"
 import type { CallError, ListenFilter, Subscription } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
+import * as Task from "../../Task.js"
 import { TransportError } from "../../Transport.js"
 import { call, checkComplete, exchange, newId } from "./call.js"
 import { ClientError } from "./error.js"
@@ -50,20 +51,22 @@ const filterToWire = (filter: ListenFilter): JsonRpc.JsonObject => ({
   ...(filter.toolsListChanged === true ? { toolsListChanged: true } : {}),
   ...(filter.promptsListChanged === true ? { promptsListChanged: true } : {}),
   ...(filter.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
-  ...(filter.resourceSubscriptions === undefined ? {} : { resourceSubscriptions: filter.resourceSubscriptions })
+  ...(filter.resourceSubscriptions === undefined ? {} : { resourceSubscriptions: filter.resourceSubscriptions }),
+  ...(filter.taskIds === undefined ? {} : { taskIds: filter.taskIds })
 })
 
 /** Reads an acknowledged filter leniently (unknown keys and wrong types are dropped). */
 const filterFromWire = (u: unknown): ListenFilter => {
   if (!JsonRpc.isObject(u)) return {}
-  const uris = Array.isArray(u.resourceSubscriptions)
-    ? u.resourceSubscriptions.filter((x): x is string => typeof x === "string")
-    : undefined
+  const strings = (v: unknown) => Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined
+  const uris = strings(u.resourceSubscriptions)
+  const taskIds = strings(u.taskIds)
   return {
     ...(u.toolsListChanged === true ? { toolsListChanged: true } : {}),
     ...(u.promptsListChanged === true ? { promptsListChanged: true } : {}),
     ...(u.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
-    ...(uris === undefined ? {} : { resourceSubscriptions: uris })
+    ...(uris === undefined ? {} : { resourceSubscriptions: uris }),
+    ...(taskIds === undefined ? {} : { taskIds })
   }
 }
 
@@ -96,6 +99,71 @@ const missedChanges = (filter: ListenFilter, meta: JsonRpc.JsonObject): Readonly
   )
 ]
 
+/**
+ * What a modern listen last yielded per task: a `notifications/tasks` is yielded when it is a
+ * `DetailedTask`, is not a repeat of the last one, is not older (`lastUpdatedAt`) and the task was
+ * not seen terminal.
+ */
+interface TaskTracker {
+  readonly accept: (n: JsonRpc.Notification) => Effect.Effect<boolean>
+  /** The ids of `ids` not seen terminal. */
+  readonly open: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
+}
+
+const makeTaskTracker: Effect.Effect<TaskTracker> = Effect.map(
+  Ref.make(HashMap.empty<string, Task.DetailedTask>()),
+  (last) => ({
+    accept: (n) =>
+      Option.match(Task.fromNotification(n), {
+        onNone: () => Effect.as(Effect.logDebug(`ignored ${n.method}: its params are not a DetailedTask`), false),
+        onSome: (task) =>
+          Ref.modify(last, (m) => {
+            const before = Option.getOrUndefined(HashMap.get(m, task.taskId))
+            const stale = before !== undefined && (
+              Task.isTerminal(before.status) ||
+              Date.parse(task.lastUpdatedAt) < Date.parse(before.lastUpdatedAt) ||
+              JSON.stringify(task) === JSON.stringify(before)
+            )
+            return stale ? [false, m] : [true, HashMap.set(m, task.taskId, task)]
+          })
+      }),
+    open: (ids) =>
+      Effect.map(
+        Ref.get(last),
+        (m) =>
+          ids.filter((id) =>
+            Option.match(HashMap.get(m, id), { onNone: () => true, onSome: (t) => !Task.isTerminal(t.status) })
+          )
+      )
+  })
+)
+
+/**
+ * After a re-established listen: each acknowledged task not seen terminal is read again
+ * (`tasks/get`) and yielded as a `notifications/tasks` marked {@link RESUBSCRIBED}: its changes
+ * in the gap are unknown. A task that cannot be read (expired) is skipped.
+ */
+const rereadTasks = (
+  state: State,
+  tracker: TaskTracker,
+  taskIds: ReadonlyArray<string>,
+  meta: JsonRpc.JsonObject,
+  offer: (n: JsonRpc.Notification) => Effect.Effect<unknown>
+): Effect.Effect<void> =>
+  Effect.flatMap(
+    tracker.open(taskIds),
+    (open) =>
+      Effect.forEach(open, (taskId) =>
+        call(state, Task.Method.get, { taskId }).pipe(
+          // the task without the result envelope's own members, as a notification carries it
+          Effect.map(({ _meta, resultType: _resultType, ...task }) =>
+            JsonRpc.notification(Task.STATUS_NOTIFICATION, { ...task, _meta: meta })
+          ),
+          Effect.flatMap((n) => Effect.flatMap(tracker.accept(n), (fresh) => fresh ? offer(n) : Effect.void)),
+          Effect.catchAll((e) => Effect.logDebug(`tasks/get ${taskId} after a relisten failed: ${e.message}`))
+        ), { discard: true })
+  )
+
 /** A lost connection is worth listening again; a peer's refusal or a bad answer is not. */
 const retriable = (e: CallError): boolean =>
   e._tag === "TransportError" ? e.reason !== "Unauthorized" : e._tag === "ClientError" && e.reason === "Timeout"
@@ -109,6 +177,12 @@ const subscriptionIdOf = (n: JsonRpc.Notification): unknown => {
 const invalidate = (state: State, n: JsonRpc.Notification): Effect.Effect<void> =>
   state.cache === undefined ? Effect.void : state.cache.invalidate(n)
 
+/** The `_meta` of what a re-established listen yields for the gap. */
+const gapMeta = (subscriptionId: JsonRpc.RequestId | undefined): JsonRpc.JsonObject => ({
+  ...(subscriptionId === undefined ? {} : { [McpSchema.MetaKey.subscriptionId]: subscriptionId }),
+  [RESUBSCRIBED]: true
+})
+
 /** After a re-established listen: everything may have changed in the gap. */
 const resubscribed = (
   state: State,
@@ -118,11 +192,7 @@ const resubscribed = (
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     if (state.cache !== undefined) yield* state.cache.clear
-    const meta: JsonRpc.JsonObject = {
-      ...(subscriptionId === undefined ? {} : { [McpSchema.MetaKey.subscriptionId]: subscriptionId }),
-      [RESUBSCRIBED]: true
-    }
-    for (const n of missedChanges(acknowledged, meta)) yield* offer(n)
+    for (const n of missedChanges(acknowledged, gapMeta(subscriptionId))) yield* offer(n)
   })
 
 /**
@@ -135,6 +205,7 @@ const listenOnce = (
   state: State,
   params: JsonRpc.JsonObject,
   mailbox: Mailbox.Mailbox<JsonRpc.Notification, CallError>,
+  tracker: TaskTracker,
   onAck: (ack: ListenFilter, id: JsonRpc.RequestId) => Effect.Effect<void>
 ): Effect.Effect<void, CallError> =>
   Effect.gen(function*() {
@@ -162,6 +233,10 @@ const listenOnce = (
           if (yield* Deferred.succeed(acked, undefined)) {
             yield* onAck(filterFromWire(n.params?.notifications), id)
           }
+          return
+        }
+        if (n.method === Task.STATUS_NOTIFICATION) {
+          if (yield* tracker.accept(n)) yield* mailbox.offer(n)
           return
         }
         yield* invalidate(state, n)
@@ -193,6 +268,8 @@ const listenModern = (state: State, filter: ListenFilter): Effect.Effect<Subscri
     // closing the Scope also ends the stream for a consumer running elsewhere
     yield* Effect.addFinalizer(() => mailbox.end)
     const firstAck = yield* Deferred.make<ListenFilter, CallError>()
+    const tracker = yield* makeTaskTracker
+    const scope = yield* Effect.scope
     const params: JsonRpc.JsonObject = {
       notifications: filterToWire(filter),
       _meta: modernMeta(state, state.info.protocolVersion)
@@ -201,13 +278,23 @@ const listenModern = (state: State, filter: ListenFilter): Effect.Effect<Subscri
       const driver = yield* Schedule.driver(state.relisten)
       let established = false
       for (;;) {
-        const exit = yield* Effect.exit(listenOnce(state, params, mailbox, (ack, id) =>
-          Effect.gen(function*() {
-            if (established) yield* resubscribed(state, ack, id, (n) => mailbox.offer(n))
-            else yield* Deferred.succeed(firstAck, ack)
-            established = true
-            yield* driver.reset
-          })))
+        const exit = yield* Effect.exit(
+          listenOnce(state, params, mailbox, tracker, (ack, id) =>
+            Effect.gen(function*() {
+              if (established) {
+                yield* resubscribed(state, ack, id, (n) => mailbox.offer(n))
+                // forked: a request cannot wait inside the notification handler of another
+                if (ack.taskIds !== undefined && ack.taskIds.length > 0) {
+                  yield* Effect.forkIn(
+                    rereadTasks(state, tracker, ack.taskIds, gapMeta(id), (n) => mailbox.offer(n)),
+                    scope
+                  )
+                }
+              } else yield* Deferred.succeed(firstAck, ack)
+              established = true
+              yield* driver.reset
+            }))
+        )
         if (Exit.isSuccess(exit)) {
           // a graceful end (the listen result, or its notifications/cancelled): not a drop
           yield* Deferred.fail(

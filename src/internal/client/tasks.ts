@@ -5,8 +5,12 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.js"
-import type { CallError } from "../../McpClient.js"
+import type { CallError, ListenFilter, Subscription } from "../../McpClient.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Task from "../../Task.js"
 import { decoder } from "./decode.js"
@@ -31,6 +35,8 @@ export interface Deps {
   /** A request with the client's `_meta` (and its `input_required` rounds answered). */
   readonly call: (method: string, params: JsonRpc.JsonObject) => Effect.Effect<JsonRpc.JsonObject, CallError>
   readonly handlers: ClientInput.Handlers
+  /** `McpClient.listen` (modern clients only): `awaitResult` listens for the task's notifications. */
+  readonly listen?: ((filter: ListenFilter) => Effect.Effect<Subscription, CallError, Scope.Scope>) | undefined
 }
 
 /** Is this `tools/call` result a `CreateTaskResult`? */
@@ -42,11 +48,15 @@ export const make = (deps: Deps): Task.TaskClient => {
     Effect.asVoid(deps.call(Task.Method.update, { taskId, inputResponses }))
   const cancel = (taskId: string) => Effect.asVoid(deps.call(Task.Method.cancel, { taskId }))
 
-  const poll = (taskId: string, maxPolls: number) =>
-    Effect.gen(function*() {
-      const answered = new Set<string>()
-      for (let n = 0; n < maxPolls; n++) {
-        const task = yield* get(taskId)
+  /**
+   * One status of the task: its end (the result, or the failure), or `"answered"` (open
+   * questions answered through `tasks/update`, each key once: SEP-2663 keys are unique over a
+   * task's life), or `"waiting"`.
+   */
+  const step =
+    (taskId: string, answered: Set<string>) =>
+    (task: Task.DetailedTask): Effect.Effect<McpSchema.CallToolResult | "answered" | "waiting", CallError> =>
+      Effect.gen(function*() {
         switch (task.status) {
           case "completed":
             return yield* decodeTaskResult(task.result ?? {})
@@ -67,29 +77,36 @@ export const make = (deps: Deps): Task.TaskClient => {
               }`
             })
           case "input_required": {
-            // Each key is answered once (SEP-2663: keys are unique over a task's life).
             const open = Object.fromEntries(
               Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key))
             )
-            if (Object.keys(open).length > 0) {
-              const responses = yield* ClientInput.fulfil(deps.handlers, open).pipe(
-                Effect.mapError((problem) =>
-                  new ClientError({
-                    reason: "Input",
-                    message: `task ${taskId}: ${problem.message}`,
-                    cause: problem.cause
-                  })
-                )
+            if (Object.keys(open).length === 0) return "waiting"
+            const responses = yield* ClientInput.fulfil(deps.handlers, open).pipe(
+              Effect.mapError((problem) =>
+                new ClientError({
+                  reason: "Input",
+                  message: `task ${taskId}: ${problem.message}`,
+                  cause: problem.cause
+                })
               )
-              yield* update(taskId, responses)
-              for (const key of Object.keys(open)) answered.add(key)
-              continue
-            }
-            break
+            )
+            yield* update(taskId, responses)
+            for (const key of Object.keys(open)) answered.add(key)
+            return "answered"
           }
           case "working":
-            break
+            return "waiting"
         }
+      })
+
+  const poll = (taskId: string, maxPolls: number, answered: Set<string>) =>
+    Effect.gen(function*() {
+      const next = step(taskId, answered)
+      for (let n = 0; n < maxPolls; n++) {
+        const task = yield* get(taskId)
+        const outcome = yield* next(task)
+        if (outcome === "answered") continue
+        if (outcome !== "waiting") return outcome
         const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs ?? DEFAULT_POLL_MS))
         yield* Effect.sleep(Duration.millis(interval))
       }
@@ -99,10 +116,53 @@ export const make = (deps: Deps): Task.TaskClient => {
       })
     })
 
+  /**
+   * The task's end from its `notifications/tasks` on a listen naming it; `None` when there is no
+   * listen, the server did not acknowledge the id, or the stream ended before the end (then the
+   * caller polls). No notification within {@link DEFAULT_POLL_MS} of the ack: one `tasks/get`.
+   */
+  const watch = (
+    listen: NonNullable<Deps["listen"]>,
+    taskId: string,
+    answered: Set<string>
+  ): Effect.Effect<Option.Option<McpSchema.CallToolResult>, CallError> =>
+    Effect.scoped(Effect.gen(function*() {
+      const subscription = yield* Effect.option(listen({ taskIds: [taskId] }))
+      if (Option.isNone(subscription) || !(subscription.value.acknowledged.taskIds ?? []).includes(taskId)) {
+        return Option.none()
+      }
+      const seen = yield* Ref.make(false)
+      const statuses = subscription.value.notifications.pipe(
+        // a listen that failed (relisten gave up): polling takes over
+        Stream.catchAll(() => Stream.empty),
+        Stream.filterMap(Task.fromNotification),
+        Stream.filter((task) => task.taskId === taskId),
+        Stream.tap(() => Ref.set(seen, true))
+      )
+      const late = Stream.unwrap(Effect.gen(function*() {
+        yield* Effect.sleep(Duration.millis(DEFAULT_POLL_MS))
+        return (yield* Ref.get(seen)) ? Stream.empty : Stream.fromEffect(get(taskId))
+      }))
+      return yield* Stream.merge(statuses, late).pipe(
+        Stream.mapEffect(step(taskId, answered)),
+        Stream.filterMap((outcome) => typeof outcome === "string" ? Option.none() : Option.some(outcome)),
+        Stream.runHead
+      )
+    }))
+
   const awaitResult = (taskId: string, options?: Task.AwaitOptions) => {
     const timeout = Duration.decode(options?.timeout ?? "10 minutes")
     const maxPolls = Math.max(1, Math.floor(options?.maxPolls ?? 10_000))
-    return poll(taskId, maxPolls).pipe(
+    const answered = new Set<string>()
+    const listen = deps.listen
+    const notified = listen === undefined || options?.maxPolls !== undefined
+      ? Effect.succeedNone
+      : watch(listen, taskId, answered)
+    return notified.pipe(
+      Effect.flatMap(Option.match({
+        onNone: () => poll(taskId, maxPolls, answered),
+        onSome: Effect.succeed
+      })),
       Effect.timeoutFail({
         duration: timeout,
         onTimeout: () =>

@@ -7,7 +7,8 @@
  * the same URI) is not kept twice, and list changes are at most three. Past the bound the oldest
  * pending resource update is dropped and a `resources` list change stands for it: the others
  * still learn that the resources may have changed, but a listener subscribed to that URI alone is
- * not told.
+ * not told. A dropped task change (`TaskStatus`) has no stand-in: the instances listening for
+ * that task re-read it on their own interval (`subscriptions/listen`, Tasks extension).
  *
  * @internal
  */
@@ -34,10 +35,16 @@ export interface Outbox {
 
 export const empty: Outbox = { entries: [], bytes: 0, dropped: 0 }
 
-const same = (a: Cluster.ChangeEvent, b: Cluster.ChangeEvent): boolean =>
-  a._tag === "ListChanged"
-    ? b._tag === "ListChanged" && a.kind === b.kind
-    : b._tag === "ResourceUpdated" && a.uri === b.uri
+const same = (a: Cluster.ChangeEvent, b: Cluster.ChangeEvent): boolean => {
+  switch (a._tag) {
+    case "ListChanged":
+      return b._tag === "ListChanged" && a.kind === b.kind
+    case "ResourceUpdated":
+      return b._tag === "ResourceUpdated" && a.uri === b.uri
+    case "TaskStatus":
+      return b._tag === "TaskStatus" && a.taskId === b.taskId
+  }
+}
 
 /** What stands for dropped resource updates: the resources may all have changed. */
 const RESOURCES: Entry = { event: { _tag: "ListChanged", kind: "resources" }, bytes: 256 }
@@ -52,14 +59,16 @@ export const append = (outbox: Outbox, entry: Entry, maxEvents = MAX_EVENTS, max
   let entries = [...outbox.entries, entry]
   let bytes = outbox.bytes + entry.bytes
   let dropped = outbox.dropped
-  // bounded: each pass removes one resource update (and adds at most the one stand-in)
+  // bounded: each pass removes one resource update or task change (and adds at most the one stand-in)
   while (entries.length > maxEvents || bytes > maxBytes) {
-    const at = entries.findIndex((e) => e.event._tag === "ResourceUpdated")
+    const at = entries.findIndex((e) => e.event._tag !== "ListChanged")
     const oldest = entries[at]
     if (oldest === undefined) break
     dropped++
     bytes -= oldest.bytes
-    const standIn = entries.some((e) => same(e.event, RESOURCES.event)) ? [] : [RESOURCES]
+    const standIn = oldest.event._tag === "TaskStatus" || entries.some((e) => same(e.event, RESOURCES.event))
+      ? []
+      : [RESOURCES]
     bytes += standIn.length === 0 ? 0 : RESOURCES.bytes
     entries = [...entries.slice(0, at), ...standIn, ...entries.slice(at + 1)]
   }

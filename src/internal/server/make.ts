@@ -42,7 +42,11 @@ export const make = (typed: AnyOptions): Effect.Effect<Core, Defs.DefinitionErro
     const stateKeys = options.inputState?.keys !== undefined && options.inputState.keys.length > 0
       ? options.inputState.keys
       : [InputState.randomSecret()]
-    const tasks = options.tasks === undefined ? undefined : yield* Tasks.makeRuntime(options.tasks, shutdown)
+    const tasks = options.tasks === undefined ? undefined : yield* Tasks.makeRuntime(
+      options.tasks,
+      shutdown,
+      (taskId) => events.publish({ _tag: "TaskStatus", taskId })
+    )
     return { info, options, context, versions, state, events, stopped: shutdown, stateKeys, tasks }
   })
 

@@ -153,7 +153,7 @@ const declared = (capability: keyof McpSchema.ServerCapabilities) => (caps: McpS
 
 const listens = (caps: McpSchema.ServerCapabilities): boolean =>
   caps.tools?.listChanged === true || caps.prompts?.listChanged === true ||
-  caps.resources?.listChanged === true || caps.resources?.subscribe === true
+  caps.resources?.listChanged === true || caps.resources?.subscribe === true || servesTasks(caps)
 
 const subscribes = (caps: McpSchema.ServerCapabilities): boolean => caps.resources?.subscribe === true
 

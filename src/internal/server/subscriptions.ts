@@ -13,9 +13,16 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import { type RequestContextShape } from "../../RequestContext.js"
+import * as Task from "../../Task.js"
 
 import { startTimer } from "../runtime.js"
 import type { ChangeEvent, DispatchOptions, Server, Session } from "./model.js"
+import * as TaskNotifications from "./taskNotifications.js"
+
+/** A change of what is served (not a task's): what list-change and resource-update notifications carry. */
+type DefinitionChange = Exclude<ChangeEvent, { readonly _tag: "TaskStatus" }>
+
+const isDefinitionChange = (e: ChangeEvent): e is DefinitionChange => e._tag !== "TaskStatus"
 
 // ---------------------------------------------------------------------------------------------
 // subscriptions
@@ -27,7 +34,9 @@ export const ListenParams = Schema.Struct({
     toolsListChanged: Schema.optional(Schema.Boolean),
     promptsListChanged: Schema.optional(Schema.Boolean),
     resourcesListChanged: Schema.optional(Schema.Boolean),
-    resourceSubscriptions: Schema.optional(Schema.Array(Schema.String))
+    resourceSubscriptions: Schema.optional(Schema.Array(Schema.String)),
+    // Tasks extension (SEP-2663 "Task Status Notifications")
+    taskIds: Schema.optional(Schema.Array(Schema.String))
   })
 })
 
@@ -47,7 +56,8 @@ const endOfTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
   return Effect.sync(cancel)
 })
 
-const coalesceKey = (e: ChangeEvent): string => e._tag === "ResourceUpdated" ? `updated ${e.uri}` : e.kind
+const coalesceKey = (e: ChangeEvent): string =>
+  e._tag === "ResourceUpdated" ? `updated ${e.uri}` : e._tag === "TaskStatus" ? `task ${e.taskId}` : e.kind
 
 /**
  * One subscriber's change events, coalesced: a list change of a kind (or an update of a URI)
@@ -76,7 +86,9 @@ const coalesced = (queue: Queue.Dequeue<ChangeEvent>): Stream.Stream<ChangeEvent
 /**
  * `subscriptions/listen` (MCP 2026-07-28, Subscriptions): ack first (what is honoured
  * of what was asked), then matching changes, until cancel or shutdown; the result carries the
- * subscription id.
+ * subscription id. `taskIds` (Tasks extension; the dispatcher already refused them to a client
+ * that does not declare it): the ack lists those the caller may read, each one's current state
+ * follows the ack at once, then every change of it (`taskNotifications.ts`).
  */
 export const listen = (
   server: Server,
@@ -106,7 +118,7 @@ export const listen = (
     }
     const meta = { [McpSchema.MetaKey.subscriptionId]: request.id }
     const uris = new Set(honoured.resourceSubscriptions ?? [])
-    const wants = (e: ChangeEvent): boolean =>
+    const wants = (e: DefinitionChange): boolean =>
       e._tag === "ResourceUpdated"
         ? uris.has(e.uri)
         : e.kind === "tools"
@@ -116,23 +128,40 @@ export const listen = (
         : honoured.resourcesListChanged === true
     yield* Effect.scoped(Effect.gen(function*() {
       const queue = yield* server.events.subscribe
+      // after subscribing: a task change from here on is an event, so none falls between the read and the ack
+      const tasks = server.tasks === undefined || wanted.taskIds === undefined
+        ? undefined
+        : yield* TaskNotifications.watch(
+          server.tasks,
+          wanted.taskIds,
+          ctx,
+          (task) => ctx.notify(JsonRpc.notification(Task.STATUS_NOTIFICATION, { ...task, _meta: meta }))
+        )
+      const notifications = tasks === undefined ? honoured : { ...honoured, taskIds: tasks.taskIds }
       yield* ctx.notify(
-        JsonRpc.notification(McpSchema.Method.subscriptionsAcknowledged, { _meta: meta, notifications: honoured })
+        JsonRpc.notification(McpSchema.Method.subscriptionsAcknowledged, { _meta: meta, notifications })
       )
+      // the current state right after the ack: a change between CreateTaskResult and this listen is not lost
+      if (tasks !== undefined) yield* tasks.refreshAll
       const forward = coalesced(queue).pipe(
-        Stream.filter(wants),
-        Stream.runForEach((e) => ctx.notify(toNotification(e, meta))),
+        Stream.runForEach((e) =>
+          isDefinitionChange(e)
+            ? (wants(e) ? ctx.notify(toNotification(e, meta)) : Effect.void)
+            : tasks === undefined
+            ? Effect.void
+            : tasks.refresh(e.taskId)
+        ),
         Effect.zipRight(Effect.never)
       )
       const stop = transportShutdown === undefined
         ? Deferred.await(server.stopped)
         : Effect.raceFirst(Deferred.await(server.stopped), Deferred.await(transportShutdown))
-      yield* Effect.raceFirst(forward, stop)
+      yield* Effect.raceFirst(tasks === undefined ? forward : Effect.raceFirst(forward, tasks.recheck), stop)
     }))
     return { _meta: meta }
   })
 
-const toNotification = (e: ChangeEvent, meta?: JsonRpc.JsonObject): JsonRpc.Notification =>
+const toNotification = (e: DefinitionChange, meta?: JsonRpc.JsonObject): JsonRpc.Notification =>
   e._tag === "ResourceUpdated"
     ? JsonRpc.notification(
       McpSchema.Method.resourcesUpdated,
@@ -171,6 +200,7 @@ export const sessionNotifications = (
 ): Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope> =>
   Effect.map(server.events.subscribe, (queue) =>
     coalesced(queue).pipe(
+      Stream.filter(isDefinitionChange),
       Stream.filterEffect((e) =>
         Effect.map(Ref.get(session.state), (s) =>
           s !== undefined && s.initialized &&

@@ -41,6 +41,8 @@ export interface Runtime {
   /** Tasks waiting for answers: completed when `tasks/update` answered every open question. */
   readonly waiting: Ref.Ref<HashMap.HashMap<string, Deferred.Deferred<void>>>
   readonly shutdown: Deferred.Deferred<void>
+  /** Announces that a task's record changed (a `TaskStatus` change event on the server's bus). */
+  readonly changed: (taskId: string) => Effect.Effect<void>
 }
 
 const millis = (d: Duration.DurationInput | undefined, fallback: Duration.DurationInput): number =>
@@ -48,7 +50,8 @@ const millis = (d: Duration.DurationInput | undefined, fallback: Duration.Durati
 
 export const makeRuntime = (
   options: Task.Options,
-  shutdown: Deferred.Deferred<void>
+  shutdown: Deferred.Deferred<void>,
+  changed: (taskId: string) => Effect.Effect<void>
 ): Effect.Effect<Runtime> =>
   Effect.gen(function*() {
     const provided = yield* Effect.serviceOption(Task.TaskStore)
@@ -64,7 +67,8 @@ export const makeRuntime = (
       store,
       fibers,
       waiting: yield* Ref.make(HashMap.empty<string, Deferred.Deferred<void>>()),
-      shutdown
+      shutdown,
+      changed
     }
     const signals = store.signals
     if (signals !== undefined) {
@@ -183,8 +187,20 @@ export const maybeStart = (
     return Option.some<Task.CreateTaskResult>({ resultType: "task", ...toWire(record, false) })
   })
 
+/** Changes a live record; a change (not a record `f` left as it was) is announced to listeners. */
 const modify = (runtime: Runtime, taskId: string, f: (r: Task.TaskRecord, now: number) => Task.TaskRecord) =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => runtime.store.modify(taskId, now, (r) => f(r, now)))
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    // a store may retry `f` (a conflicting write): the last run decides
+    let changed = false
+    const next = yield* runtime.store.modify(taskId, now, (r) => {
+      const updated = f(r, now)
+      changed = updated !== r
+      return updated
+    })
+    if (Option.isSome(next) && changed) yield* runtime.changed(taskId)
+    return next
+  })
 
 /** Moves an unfinished task to a terminal state (a finished one stays as it is). */
 const finish = (runtime: Runtime, taskId: string, change: Partial<Task.TaskRecord>) =>
@@ -289,8 +305,8 @@ const run = (
 
 /**
  * `subscriptions/listen` asking for `notifications.taskIds` from a request that does not declare
- * the extension: -32021 (SEP-2663 "Task Status Notifications"). A declaring client is
- * acknowledged without `taskIds`: this server sends no `notifications/tasks` (clients poll).
+ * the extension: -32021 (SEP-2663 "Task Status Notifications"). A declaring client gets
+ * `notifications/tasks` for the ids it may read (`taskNotifications.ts`).
  */
 export const listenRequires = (
   runtime: Runtime | undefined,
@@ -323,7 +339,7 @@ const notFound = (taskId: string) =>
   fail(McpError.invalidParams("Failed to retrieve task: Task not found", { taskId: quote(taskId) }))
 
 /** The caller's live task, or -32602 (unknown, expired, or another caller's). */
-const lookup = (runtime: Runtime, taskId: string, ctx: RequestContextShape) =>
+export const lookup = (runtime: Runtime, taskId: string, ctx: RequestContextShape) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const found = yield* runtime.store.get(taskId, now)

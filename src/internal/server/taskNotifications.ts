@@ -1,0 +1,91 @@
+/**
+ * Task status notifications on `subscriptions/listen` (Tasks extension, SEP-2663 "Task Status
+ * Notifications"): which of the asked `taskIds` a listen honours, and when it sends
+ * `notifications/tasks` for them. Documented in docs/input-progress-tasks.md ("Task status
+ * notifications").
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type { RequestContextShape } from "../../RequestContext.js"
+import * as Task from "../../Task.js"
+import * as Tasks from "./tasks.js"
+
+/** Task ids one listen honours at most (the first distinct ones asked; the rest are left out of the ack). */
+export const MAX_TASK_IDS = 100
+
+/** The tasks one listen reports on. */
+export interface Watch {
+  /** The ids honoured: those the caller may `tasks/get` now, distinct, in the order asked. */
+  readonly taskIds: ReadonlyArray<string>
+  /**
+   * Re-reads `taskId` when it is watched (through `tasks/get`'s own path) and sends it when it
+   * differs from what was last sent for it; a terminal or vanished (expired) task is no longer
+   * watched. One refresh at a time, so notifications of a task go out in the order read.
+   */
+  readonly refresh: (taskId: string) => Effect.Effect<void>
+  /** Refreshes every watched task (the first call sends each one's current state). */
+  readonly refreshAll: Effect.Effect<void>
+  /**
+   * Refreshes every watched task each poll interval (the server's `tasks.pollInterval`) while
+   * any is watched — it catches a change that published nothing: an instance that stopped, a
+   * lost change event — then waits forever. Bounded: at most {@link MAX_TASK_IDS} reads a round,
+   * and a task is watched at most until its ttl ends.
+   */
+  readonly recheck: Effect.Effect<never>
+}
+
+/**
+ * The watch of `asked` for the caller of `ctx`: the ids it may read are honoured (an unknown,
+ * expired or another caller's id is left out, not an error), at most {@link MAX_TASK_IDS}.
+ * `send` writes one `notifications/tasks`.
+ */
+export const watch = (
+  runtime: Tasks.Runtime,
+  asked: ReadonlyArray<string>,
+  ctx: RequestContextShape,
+  send: (task: Task.DetailedTask) => Effect.Effect<void>
+): Effect.Effect<Watch> =>
+  Effect.gen(function*() {
+    const distinct = Array.from(new Set(asked)).slice(0, MAX_TASK_IDS)
+    const readable = yield* Effect.filter(distinct, (taskId) => Effect.isSuccess(Tasks.lookup(runtime, taskId, ctx)))
+    // what was last sent per watched task ("" before the first)
+    const watched = yield* Ref.make(HashMap.fromIterable(readable.map((id): [string, string] => [id, ""])))
+    const lock = yield* Effect.makeSemaphore(1)
+    const refresh = (taskId: string): Effect.Effect<void> =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        const last = HashMap.get(yield* Ref.get(watched), taskId)
+        if (Option.isNone(last)) return
+        const read = yield* Effect.exit(Tasks.get(runtime, { taskId }, ctx))
+        if (Exit.isFailure(read)) {
+          // gone (expired): nothing more to tell; a store that failed (unreachable): try again later
+          if (Option.isSome(Cause.failureOption(read.cause))) {
+            return yield* Ref.update(watched, HashMap.remove(taskId))
+          }
+          return yield* Effect.logWarning("Task status not read for a listener", { taskId }, read.cause)
+        }
+        const task = read.value
+        const seen = JSON.stringify(task)
+        if (seen !== last.value) yield* send(task)
+        yield* Ref.update(
+          watched,
+          Task.isTerminal(task.status) ? HashMap.remove(taskId) : HashMap.set(taskId, seen)
+        )
+      }))
+    const refreshAll = Effect.flatMap(
+      Ref.get(watched),
+      (m) => Effect.forEach(HashMap.keys(m), refresh, { discard: true })
+    )
+    const interval = Duration.millis(runtime.pollIntervalMs)
+    const recheck = refreshAll.pipe(
+      Effect.delay(interval),
+      Effect.repeat({ while: () => Effect.map(Ref.get(watched), (m) => HashMap.size(m) > 0) }),
+      Effect.zipRight(Effect.never)
+    )
+    return { taskIds: readable, refresh, refreshAll, recheck }
+  })
