@@ -11,7 +11,8 @@
  * - what 2025-03-26 lacks is not relied on: a listed `outputSchema` is not enforced, a server's
  *   `elicitation/create` is answered -32601 even with `onElicit`, a client allowing only
  *   2025-03-26 declares no `elicitation`;
- * - a JSON-RPC batch line from the server (stdio) is read message by message;
+ * - a JSON-RPC batch from the server is read message by message: a stdio line, and one SSE event
+ *   of a scripted 2025-03-26 HTTP server (`test/fixtures/http-raw.ts` `recorder`);
  * - a server answering an unknown version (`2024-01-01`), or 2025-03-26 to a client that does not
  *   allow it, is refused with `ClientError` "NoCommonVersion".
  *
@@ -30,6 +31,7 @@ import * as McpClient from "../../src/McpClient.js"
 import * as McpSchema from "../../src/McpSchema.js"
 import * as Stdio from "../../src/transport/Stdio.js"
 import * as StreamableHttp from "../../src/transport/StreamableHttp.js"
+import { type Canned, type Recorded, recorder } from "../fixtures/http-raw.js"
 import {
   bounded,
   eventually,
@@ -38,7 +40,7 @@ import {
   spawnFixtureServer,
   textOf
 } from "../fixtures/interop-http.js"
-import { asArray } from "../support/Wire.js"
+import { asArray, get } from "../support/Wire.js"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const FIXTURE = Path.join(ROOT, "test", "fixtures", "sdk-v1-server-2025-03-26.ts")
@@ -268,6 +270,80 @@ layer(Layer.scoped(StdioPeer, Effect.orDie(spawnStdio())), { excludeTestServices
         expect(seen).toEqual(["progress 1", "result batched"])
         // the connection goes on after the batch
         expect(text(yield* bounded(client.callTool("echo", { text: "after" })))).toBe("after")
+      }))
+  }
+)
+
+// ---------------------------------------------------------------------------------------------
+// a scripted 2025-03-26 HTTP server: a batch in one SSE event
+// ---------------------------------------------------------------------------------------------
+
+/** A 2025-03-26 Streamable HTTP server, scripted: its `tools/call` answers one SSE event holding a batch. */
+const scripted = (request: Recorded): Canned => {
+  const body: unknown = request.body === "" ? undefined : JSON.parse(request.body)
+  const method = typeof body === "object" && body !== null && "method" in body ? body.method : undefined
+  const id = typeof body === "object" && body !== null && "id" in body ? body.id : undefined
+  const json = (message: unknown): Canned => ({
+    status: 200,
+    headers: { "content-type": "application/json", "mcp-session-id": "s-1" },
+    body: JSON.stringify(message)
+  })
+  switch (method) {
+    case "initialize":
+      return json({
+        jsonrpc: "2.0",
+        id,
+        result: {
+          protocolVersion: V20250326,
+          capabilities: { tools: {} },
+          serverInfo: { name: "scripted", version: "1" }
+        }
+      })
+    case "tools/call": {
+      const token = get(body, "params", "_meta", "progressToken")
+      const batch = [
+        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1, total: 2 } },
+        { jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "from a batch" }] } }
+      ]
+      return {
+        status: 200,
+        headers: { "content-type": "text/event-stream", "mcp-session-id": "s-1" },
+        body: `event: message\ndata: ${JSON.stringify(batch)}\n\n`
+      }
+    }
+    case undefined:
+      return { status: request.method === "DELETE" ? 200 : 405 }
+    default:
+      // notifications: accepted; any other request (the era probe): not a session, 400
+      return id === undefined
+        ? { status: 202 }
+        : {
+          status: 400,
+          headers: { "content-type": "application/json" },
+          body: "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"Bad Request: no session\"}}"
+        }
+  }
+}
+
+layer(Layer.empty, { excludeTestServices: true, timeout: "30 seconds" })(
+  "our client → a scripted 2025-03-26 HTTP server",
+  (it) => {
+    it.scoped("a batch [progress, response] in one SSE event is read message by message", () =>
+      Effect.gen(function*() {
+        const server = yield* recorder(scripted)
+        const transport = yield* StreamableHttp.client({ url: server.url })
+        const client = yield* bounded(McpClient.connect(transport, OPTIONS), "connect")
+        expect(client.info.protocolVersion).toBe(V20250326)
+        const seen: Array<string> = []
+        const result = yield* bounded(client.callTool("anything", {}, {
+          onProgress: (p) => Effect.sync(() => void seen.push(`progress ${p.progress}/${p.total}`))
+        }))
+        seen.push(`result ${text(result)}`)
+        expect(seen).toEqual(["progress 1/2", "result from a batch"])
+        const requests = yield* server.requests
+        const call = requests.find((r) => r.body.includes("tools/call"))
+        expect(call?.headers["mcp-session-id"]).toBe("s-1")
+        expect(call?.headers["mcp-protocol-version"]).toBeUndefined()
       }))
   }
 )
