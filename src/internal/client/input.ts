@@ -164,7 +164,7 @@ export const fulfil = (
  */
 export const requestHandler = (
   handlers: Handlers,
-  negotiated: () => string | undefined = () => undefined
+  negotiated: () => string | undefined
 ): RequestHandler =>
 (request) => {
   if (request.method === McpSchema.Method.ping) return Effect.succeed(JsonRpc.success(request.id, {}))
