@@ -12,7 +12,7 @@
  * The client plays an unattended host: it accepts every elicitation (filling each field from the
  * schema's `default`, else a sample value), answers sampling with a canned message and lists one
  * root. Each scenario does what the library supports; where a scenario needs a client feature the
- * library does not have (SSE resumption, the DPoP, JWT-bearer and enterprise-managed
+ * library does not have (the DPoP, JWT-bearer and enterprise-managed
  * authorization extensions), the program still performs the plain calls and the scenario is
  * listed in `conformance/expected-failures-client-*.yaml`. `auth/*` scenarios connect through an
  * `OAuth` provider (see `authProvider`).
@@ -25,7 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as jose from "jose"
-import { JsonRpc, McpClient, type McpSchema, OAuth, Skill } from "presa-mcp"
+import { JsonRpc, McpClient, McpSchema, OAuth, Skill } from "presa-mcp"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
 
 type JsonObject = JsonRpc.JsonObject
@@ -164,7 +164,18 @@ const authProvider = Effect.gen(function*() {
   })
 }).pipe(Effect.provide(OAuth.layerMemory))
 
-/** Connects speaking exactly the version the suite asked for. */
+/**
+ * The versions the client allows for the suite's wire version: exactly the modern one; for a
+ * legacy one, it and the older legacy revisions the library speaks (`initialize` asks for the
+ * wire version, and a server answering an older one, such as sse-retry's 2025-03-26, is spoken
+ * to at that one, as the library's default does).
+ */
+const allowedVersions = (version: McpSchema.ProtocolVersion): ReadonlyArray<McpSchema.ClientProtocolVersion> =>
+  McpSchema.isModernVersion(version)
+    ? [version]
+    : McpSchema.CLIENT_VERSIONS.filter((v) => !McpSchema.isModernVersion(v) && v <= version)
+
+/** Connects speaking the version the suite asked for (see `allowedVersions`). */
 const connect = (
   options: { readonly capabilities?: McpSchema.ClientCapabilities; readonly noInput?: boolean } = {}
 ) =>
@@ -175,7 +186,7 @@ const connect = (
     const client = yield* McpClient.connect(transport, {
       name: "presa-mcp-conformance-client",
       version: "0.1.0",
-      versions: [version],
+      versions: allowedVersions(version),
       // The suite starts dozens of clients at once on a small machine: be patient (conformance/run.sh
       // gives each scenario 120 s).
       probeTimeout: "60 seconds",

@@ -376,6 +376,41 @@ export const parse = (text: string): Classified => {
 }
 
 /**
+ * Classifies a decoded JSON value that may be a JSON-RPC batch, for a client reading what a
+ * 2025-03-26 server sends (that revision lets a server batch its requests, notifications and
+ * responses; MCP 2025-03-26, Basic › Transports; 2025-06-18 removed batches). An array yields
+ * its elements, each classified as {@link classify} does, in order (an element that is itself an
+ * array is `Invalid`); an empty array yields one `Invalid` -32600 (JSON-RPC 2.0, Batch); any
+ * other value yields `[classify(value)]`. Servers keep refusing batches: they use `classify`.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const classifyBatch = (value: unknown): ReadonlyArray<Classified> =>
+  !Array.isArray(value)
+    ? [classify(value)]
+    : value.length === 0
+    ? [invalid(undefined, "Invalid Request: an empty JSON-RPC batch")]
+    : value.map(classify)
+
+/**
+ * {@link parse} for a client: one frame of text that may be a JSON-RPC batch, classified message
+ * by message as {@link classifyBatch} does. Text that is not JSON → one `Invalid` with -32700.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const parseBatch = (text: string): ReadonlyArray<Classified> => {
+  let value: unknown
+  try {
+    value = parseJson(text)
+  } catch {
+    return [{ _tag: "Invalid", id: undefined, error: McpError.parseError() }]
+  }
+  return classifyBatch(value)
+}
+
+/**
  * A success response echoing `id` exactly.
  *
  * @since 0.1.0

@@ -4,7 +4,8 @@
  * Versions), and offers typed calls.
  *
  * Modern (2026-07-28): every request carries the protocol version, the client's capabilities and
- * info in `params._meta`. Legacy (2025-11-25 / 2025-06-18): an `initialize` handshake first.
+ * info in `params._meta`. Legacy (2025-11-25 / 2025-06-18, and 2025-03-26 when a server answers
+ * with it): an `initialize` handshake first.
  *
  * Beyond plain calls the client answers the server's questions (elicitation, sampling, roots:
  * modern `input_required` rounds and legacy server→client requests alike, see
@@ -135,11 +136,14 @@ export interface Options extends InputHandlers {
   readonly capabilities?: McpSchema.ClientCapabilities
   /**
    * The revisions the client will speak; they are tried newest first whatever the order given.
-   * Default all three (`McpSchema.ALL_VERSIONS`). Without a modern one the client skips the
-   * `server/discover` probe; without a legacy one it has no `initialize` fallback. A server that
-   * speaks none of them fails {@link connect} with `ClientError` "NoCommonVersion".
+   * Default all four (`McpSchema.CLIENT_VERSIONS`: 2026-07-28, 2025-11-25, 2025-06-18,
+   * 2025-03-26). Without a modern one the client skips the `server/discover` probe; without a
+   * legacy one it has no `initialize` fallback. `initialize` offers the newest legacy revision
+   * allowed, and the session runs at whichever allowed revision the server answers (2025-03-26
+   * included: see `McpSchema.CLIENT_VERSIONS` for what the client does differently there). A
+   * server that speaks none of them fails {@link connect} with `ClientError` "NoCommonVersion".
    */
-  readonly versions?: ReadonlyArray<McpSchema.ProtocolVersion>
+  readonly versions?: ReadonlyArray<McpSchema.ClientProtocolVersion>
   /**
    * How long the `server/discover` probe waits before the client takes the server for a legacy
    * one and sends `initialize`. `DurationInput`, default 3 seconds. A client whose `versions` are
@@ -464,7 +468,10 @@ export const DEFAULT_RELISTEN: Schedule.Schedule<unknown, CallError> = internalL
 export interface Info {
   /** `"modern"` (2026-07-28: `server/discover` answered) or `"legacy"` (an `initialize` session). */
   readonly era: "modern" | "legacy"
-  /** The revision every request speaks (modern) or the session negotiated (legacy). */
+  /**
+   * The revision every request speaks (modern) or the session negotiated (legacy): one of
+   * `McpSchema.CLIENT_VERSIONS`, `"2025-03-26"` included.
+   */
   readonly protocolVersion: string
   /**
    * The server's `Implementation`: modern, `_meta["io.modelcontextprotocol/serverInfo"]` of the

@@ -55,6 +55,42 @@ export const isProtocolVersion = (v: unknown): v is ProtocolVersion =>
   v === "2026-07-28" || v === "2025-11-25" || v === "2025-06-18"
 
 /**
+ * The revisions an `McpClient` speaks, newest first: {@link ALL_VERSIONS} and 2025-03-26, which
+ * a client accepts when a server answers `initialize` with it (many deployed servers still do;
+ * MCP 2025-03-26, Basic › Lifecycle › Version Negotiation). Servers of this library never serve
+ * 2025-03-26: a client asking for it gets the server's latest handshake revision.
+ *
+ * On a 2025-03-26 session the client sends no `MCP-Protocol-Version` header (that revision has
+ * none; MCP 2025-06-18, Transports › Protocol Version Header: a server without it assumes
+ * 2025-03-26), checks no `outputSchema` and answers `elicitation/create` with -32601 (neither
+ * exists there), and reads a JSON-RPC batch from the server message by message.
+ *
+ * @since 0.3.0
+ * @category symbols
+ */
+export const CLIENT_VERSIONS: ReadonlyArray<ClientProtocolVersion> = [...ALL_VERSIONS, "2025-03-26"]
+
+/**
+ * A revision an `McpClient` speaks: a {@link ProtocolVersion}, or 2025-03-26 (client only, see
+ * {@link CLIENT_VERSIONS}).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ClientProtocolVersion = ProtocolVersion | "2025-03-26"
+
+/**
+ * Is `v` (a negotiated revision) older than 2025-06-18, i.e. 2025-03-26? Such a session lacks
+ * what 2025-06-18 added: the `MCP-Protocol-Version` HTTP header, structured tool output
+ * (`outputSchema`, `structuredContent`), elicitation, `title` fields, resource links; and it
+ * allows JSON-RPC batches (MCP 2025-06-18, Key Changes).
+ *
+ * @since 0.3.0
+ * @category guards
+ */
+export const isBefore20250618 = (v: string): boolean => v < "2025-06-18"
+
+/**
  * The namespaced `_meta` keys of 2026-07-28 (MCP 2026-07-28, Basic, `_meta`).
  *
  * @since 0.1.0

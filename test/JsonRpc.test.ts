@@ -62,6 +62,33 @@ describe("JsonRpc.classify", () => {
     }
   })
 
+  it("classifyBatch / parseBatch (a client reading a 2025-03-26 server): a batch message by message, in order", () => {
+    const batch = [
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } },
+      { jsonrpc: "2.0", id: 7, method: "ping" },
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found" } },
+      [{ jsonrpc: "2.0", id: 3, method: "ping" }],
+      "x"
+    ]
+    const tags = (cs: ReadonlyArray<JsonRpc.Classified>) => cs.map((c) => c._tag)
+    const expected = ["Notification", "Request", "Response", "Response", "Invalid", "Invalid"]
+    expect(tags(JsonRpc.classifyBatch(batch))).toEqual(expected)
+    expect(tags(JsonRpc.parseBatch(JSON.stringify(batch)))).toEqual(expected)
+    expect(JsonRpc.classifyBatch(batch)[2]).toEqual(JsonRpc.classify(batch[2]))
+    // not a batch: one message, as classify gives it
+    expect(JsonRpc.classifyBatch({ jsonrpc: "2.0", id: 1, method: "ping" })).toEqual([
+      JsonRpc.classify({ jsonrpc: "2.0", id: 1, method: "ping" })
+    ])
+    // an empty batch is one -32600; text that is not JSON one -32700
+    const [empty] = JsonRpc.classifyBatch([])
+    assert(empty?._tag === "Invalid")
+    expect(empty.error.code).toBe(-32600)
+    const [garbled] = JsonRpc.parseBatch("[{")
+    assert(garbled?._tag === "Invalid")
+    expect(garbled.error.code).toBe(-32700)
+  })
+
   it("rejects batches, non-objects, wrong jsonrpc, non-string methods, non-object params", () => {
     const cases: ReadonlyArray<readonly [unknown, number | string | undefined]> = [
       [[{ jsonrpc: "2.0", id: 1, method: "ping" }], undefined],

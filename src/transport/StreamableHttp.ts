@@ -560,8 +560,9 @@ export interface FetchClientOptions extends ClientOptions {
  *   `Mcp-Method`, `Mcp-Name` (`params.name`/`params.uri`, base64-encoded when not plain ASCII),
  *   `Mcp-Param-*` (see `headerParamsFor`). Interrupting the request aborts the HTTP exchange,
  *   which is the modern cancellation;
- * - **legacy**: after an `initialize` result, its `Mcp-Session-Id` and `protocolVersion` are sent
- *   on every later message. A `404` to a request that carried the session id (unless its body is
+ * - **legacy**: after an `initialize` result, its `Mcp-Session-Id` and `protocolVersion` (as
+ *   `MCP-Protocol-Version`; none on a 2025-03-26 session, a revision without that header) are
+ *   sent on every later message. A `404` to a request that carried the session id (unless its body is
  *   a JSON-RPC error with this request's id) drops the id, replays the stored `initialize` and
  *   `notifications/initialized`, and resends the request once; a second failure fails with
  *   `TransportError` (`Http`, 404). Interrupting a legacy request also POSTs

@@ -55,7 +55,7 @@ const targetOptions = {
   ),
   era: Options.choice("era", ["auto", "modern", "legacy"]).pipe(
     Options.withDescription(
-      "Protocol era: modern = 2026-07-28 only, legacy = 2025-11-25 / 2025-06-18 (initialize), auto = detect."
+      "Protocol era: modern = 2026-07-28 only, legacy = 2025-11-25 / 2025-06-18 / 2025-03-26 (initialize), auto = detect."
     ),
     Options.withDefault("auto" as const)
   ),

@@ -75,10 +75,10 @@ export const split = (
 export type Era = "auto" | "modern" | "legacy"
 
 /** The protocol versions an `--era` allows (`McpClient.Options.versions`). @internal */
-export const versionsOf = (era: Era): ReadonlyArray<McpSchema.ProtocolVersion> =>
+export const versionsOf = (era: Era): ReadonlyArray<McpSchema.ClientProtocolVersion> =>
   era === "auto"
-    ? McpSchema.ALL_VERSIONS
-    : McpSchema.ALL_VERSIONS.filter((v) => McpSchema.isModernVersion(v) === (era === "modern"))
+    ? McpSchema.CLIENT_VERSIONS
+    : McpSchema.CLIENT_VERSIONS.filter((v) => McpSchema.isModernVersion(v) === (era === "modern"))
 
 /** The target options every command has. @internal */
 export interface TargetOptions {

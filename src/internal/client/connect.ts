@@ -10,6 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -96,6 +97,16 @@ const probe = (setup: Setup, version: string, attempt: number): Effect.Effect<In
     })
   )
 
+/** The capabilities `initialize` declares at `offer`: no `elicitation` at 2025-03-26, which has none. */
+const offeredCapabilities = (
+  capabilities: McpSchema.ClientCapabilities,
+  offer: string
+): McpSchema.ClientCapabilities => {
+  if (!McpSchema.isBefore20250618(offer) || capabilities.elicitation === undefined) return capabilities
+  const { elicitation: _, ...rest } = capabilities
+  return rest
+}
+
 /** The `initialize` request of the legacy handshake (MCP 2025-11-25, Lifecycle › Initialization), decoded. */
 const initialize = (setup: Setup): Effect.Effect<typeof McpSchema.InitializeResult.Type, CallError> =>
   Effect.suspend(() => {
@@ -109,7 +120,7 @@ const initialize = (setup: Setup): Effect.Effect<typeof McpSchema.InitializeResu
       )
       : send(setup, McpSchema.Method.initialize, {
         protocolVersion: offer,
-        capabilities: setup.capabilities,
+        capabilities: offeredCapabilities(setup.capabilities, offer),
         clientInfo: setup.clientInfo
       }).pipe(Effect.flatMap(decodeInitializeResult))
   })
@@ -129,6 +140,7 @@ const completeHandshake = (
         message: `server offered protocol version ${result.protocolVersion}`
       })
     }
+    MutableRef.set(setup.negotiated, result.protocolVersion)
     yield* setup.transport.notify(JsonRpc.notification(McpSchema.Method.initialized))
     const info: Info = {
       era: "legacy",

@@ -158,11 +158,21 @@ export const fulfil = (
 /**
  * The handler of legacy server→client requests: `ping` → `{}`; `elicitation/create`,
  * `sampling/createMessage`, `roots/list` → the matching handler (none → -32601; its `McpError` →
- * that error; an invalid answer or a defect → -32603); anything else → -32601.
+ * that error; an invalid answer or a defect → -32603); anything else → -32601. `negotiated`
+ * reads the session's revision once the handshake chose it: on 2025-03-26, which has no
+ * elicitation (MCP 2025-06-18, Key Changes), `elicitation/create` is -32601 as if unhandled.
  */
-export const requestHandler = (handlers: Handlers): RequestHandler => (request) => {
+export const requestHandler = (
+  handlers: Handlers,
+  negotiated: () => string | undefined
+): RequestHandler =>
+(request) => {
   if (request.method === McpSchema.Method.ping) return Effect.succeed(JsonRpc.success(request.id, {}))
-  return answer(handlers, request.method, request.params).pipe(
+  const version = negotiated()
+  const usable = version !== undefined && McpSchema.isBefore20250618(version)
+    ? { ...handlers, onElicit: undefined }
+    : handlers
+  return answer(usable, request.method, request.params).pipe(
     Effect.map((result): JsonRpc.Response => JsonRpc.success(request.id, result)),
     Effect.catchTag("InputProblem", (problem) =>
       Effect.succeed(JsonRpc.failure(

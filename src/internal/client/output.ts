@@ -10,7 +10,7 @@ import * as HashMap from "effect/HashMap"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as JsonSchema from "../../JsonSchema.js"
-import type * as McpSchema from "../../McpSchema.js"
+import * as McpSchema from "../../McpSchema.js"
 import { ClientError } from "./error.js"
 import type { State } from "./state.js"
 
@@ -35,13 +35,15 @@ export const remember = (
 /**
  * `result` when it is an error result, when tool `name` has no known `outputSchema`, or when its
  * `structuredContent` matches it; else `ClientError` "InvalidResult" naming the first problems.
+ * On a 2025-03-26 session nothing is checked: that revision has no structured tool output (MCP
+ * 2025-06-18, Key Changes), so an `outputSchema` a server lists there is not part of its contract.
  */
 export const check = (
   state: State,
   name: string,
   result: McpSchema.CallToolResult
 ): Effect.Effect<McpSchema.CallToolResult, ClientError> => {
-  if (result.isError === true) return Effect.succeed(result)
+  if (result.isError === true || McpSchema.isBefore20250618(state.info.protocolVersion)) return Effect.succeed(result)
   // read synchronously: no Effect step on the call path
   const schema = HashMap.get(MutableRef.get(state.outputSchemas), name)
   if (Option.isNone(schema)) return Effect.succeed(result)

@@ -39,8 +39,8 @@ export interface Counters {
 export interface Setup {
   readonly transport: ClientTransport
   readonly options: Options
-  /** The revisions this client speaks, in `McpSchema.ALL_VERSIONS` order (newest first). */
-  readonly allowed: ReadonlyArray<McpSchema.ProtocolVersion>
+  /** The revisions this client speaks, in `McpSchema.CLIENT_VERSIONS` order (newest first). */
+  readonly allowed: ReadonlyArray<McpSchema.ClientProtocolVersion>
   readonly clientInfo: McpSchema.Implementation
   readonly handlers: ClientInput.Handlers
   /** The declared capabilities: those the input handlers imply, `Options.capabilities` on top. */
@@ -57,6 +57,8 @@ export interface Setup {
   readonly maxInputRounds: number
   /** The client's answer to server→client requests: `ping` and the input handlers. */
   readonly answerServer: RequestHandler
+  /** The legacy session's revision once `initialize` was answered (`answerServer` reads it). */
+  readonly negotiated: MutableRef.MutableRef<string | undefined>
   readonly counters: Counters
   /** The negotiated revision once connected (`mcp.protocol.version` of the client's spans). */
   readonly protocolVersion?: string | undefined
@@ -87,7 +89,7 @@ export interface State extends Setup {
 /** The revisions among `versions` that are modern (2026-07-28 and later). */
 export const modernVersions = <V extends string>(vs: ReadonlyArray<V>): Array<V> => vs.filter(McpSchema.isModernVersion)
 
-/** The revisions among `versions` that are legacy (2025-11-25, 2025-06-18). */
+/** The revisions among `versions` that are legacy (2025-11-25, 2025-06-18, 2025-03-26). */
 export const legacyVersions = <V extends string>(vs: ReadonlyArray<V>): Array<V> =>
   vs.filter((v) => !McpSchema.isModernVersion(v))
 
@@ -109,10 +111,11 @@ export const makeSetup = (transport: ClientTransport, options: Options): Setup =
       }
       : declared
   )
+  const negotiated = MutableRef.make<string | undefined>(undefined)
   return {
     transport,
     options,
-    allowed: McpSchema.ALL_VERSIONS.filter((v) => (options.versions ?? McpSchema.ALL_VERSIONS).includes(v)),
+    allowed: McpSchema.CLIENT_VERSIONS.filter((v) => (options.versions ?? McpSchema.CLIENT_VERSIONS).includes(v)),
     clientInfo: {
       name: options.name ?? "presa-mcp-client",
       version: options.version ?? "0.1.0"
@@ -126,7 +129,8 @@ export const makeSetup = (transport: ClientTransport, options: Options): Setup =
       ? ProgressDeadline.DEFAULT_MAX_TOTAL
       : Duration.decode(options.maxTotalTimeout),
     maxInputRounds: Math.max(0, Math.floor(options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS)),
-    answerServer: ClientInput.requestHandler(handlers),
+    answerServer: ClientInput.requestHandler(handlers, () => MutableRef.get(negotiated)),
+    negotiated,
     counters: { nextId: 0, nextToken: 0 }
   }
 }

@@ -3,7 +3,7 @@
  * Streamable HTTP; SEP-2243): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
  * `Mcp-Param-*` headers of `x-mcp-header` annotations. Legacy (MCP 2025-11-25, Transports ›
  * Streamable HTTP › Session Management and Protocol Version Header): `Mcp-Session-Id` and
- * `MCP-Protocol-Version` after `initialize`.
+ * `MCP-Protocol-Version` after `initialize` (not on a 2025-03-26 session, see `sessionHeaders`).
  *
  * @internal
  */
@@ -47,10 +47,18 @@ export const paramHeaders = (
   return out
 }
 
-/** Legacy session headers (for answers to server requests, the GET stream and the DELETE). */
+/**
+ * Legacy session headers (every message after `initialize`, the GET stream, the DELETE):
+ * `Mcp-Session-Id`, and `MCP-Protocol-Version` at a revision that has it. A 2025-03-26 session
+ * sends none: that revision defines no such header, and a later server that gets none "SHOULD
+ * assume protocol version 2025-03-26" (MCP 2025-06-18, Transports › Protocol Version Header),
+ * which is the negotiated one.
+ */
 export const sessionHeaders = (st: State): Record<string, string> => ({
   ...(st.sessionId === undefined ? {} : { [H.Header.sessionId]: st.sessionId }),
-  ...(st.protocolVersion === undefined ? {} : { [H.Header.protocolVersion]: st.protocolVersion })
+  ...(st.protocolVersion === undefined || McpSchema.isBefore20250618(st.protocolVersion)
+    ? {}
+    : { [H.Header.protocolVersion]: st.protocolVersion })
 })
 
 /** The protocol headers of one POSTed request or notification. */

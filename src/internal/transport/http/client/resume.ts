@@ -16,7 +16,6 @@ import type * as Sse from "@effect/experimental/Sse"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type * as JsonRpc from "../../../../JsonRpc.js"
@@ -25,7 +24,7 @@ import * as H from "../../../server/headerAgreement.js"
 import * as Http from "../wire.js"
 import { challengeOf, withAuthorization } from "./auth.js"
 import { sessionHeaders } from "./headers.js"
-import { messageOf, sseEvents } from "./sse.js"
+import { messagesOf, sseEvents } from "./sse.js"
 import { type Client, closedError, drain, type Resumption, transportError, userHeaders } from "./state.js"
 
 /** Event ids remembered per stream to drop a replayed duplicate (the most recent ones). */
@@ -61,23 +60,23 @@ const remember = (cursor: Cursor, id: string): void => {
 }
 
 /** One event: the cursor learns from it; a replayed one (its id delivered already) is dropped. */
-const take = (cursor: Cursor, event: Sse.AnyEvent): Option.Option<JsonRpc.Classified> => {
+const take = (cursor: Cursor, event: Sse.AnyEvent): ReadonlyArray<JsonRpc.Classified> => {
   if (event._tag === "Retry") {
     cursor.retryMillis = Duration.toMillis(event.duration)
-    return Option.none()
+    return []
   }
   if (event.id !== undefined) {
     if (event.id === "") {
       // an empty id resets the last event id (WHATWG HTML, Server-sent events › Interpreting an event stream)
       cursor.lastEventId = undefined
     } else {
-      if (cursor.seen.has(event.id)) return Option.none()
+      if (cursor.seen.has(event.id)) return []
       remember(cursor, event.id)
       cursor.lastEventId = event.id
     }
     cursor.progressed = true
   }
-  return Option.fromNullable(messageOf(event))
+  return messagesOf(event)
 }
 
 const resumeError = (message: string, status?: number, cause?: unknown): TransportError =>
@@ -209,7 +208,7 @@ export const messages = (
     > =>
       Stream.concat(
         sseEvents(body, client.maxBytes).pipe(
-          Stream.filterMap((event) => take(cursor, event)),
+          Stream.mapConcat((event) => take(cursor, event)),
           Stream.catchAll((e) =>
             e.reason === "Http" && canResume()
               ? Stream.fromEffect(Effect.logDebug(`Streamable HTTP: ${what} was cut: ${e.message}`)).pipe(Stream.drain)

@@ -45,8 +45,9 @@ export const sseEvents = <E>(
   })
 
 /**
- * The JSON-RPC message of one SSE event, classified once; `undefined` for an event without data
- * (a keep-alive, or a priming event that only carries an `id`).
+ * The JSON-RPC messages of one SSE event, each classified once: one, or those of a batch (a
+ * 2025-03-26 server may batch them, `JsonRpc.parseBatch`); none for an event without data (a
+ * keep-alive, or a priming event that only carries an `id`).
  */
-export const messageOf = (event: Sse.Event): JsonRpc.Classified | undefined =>
-  event.data.trim() === "" ? undefined : JsonRpc.parse(event.data)
+export const messagesOf = (event: Sse.Event): ReadonlyArray<JsonRpc.Classified> =>
+  event.data.trim() === "" ? [] : JsonRpc.parseBatch(event.data)

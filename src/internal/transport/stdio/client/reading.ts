@@ -21,7 +21,17 @@ type RunFork = (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
 
 const preview = (text: string): string => text.length > 200 ? `${text.slice(0, 200)}…` : text
 
-/** One stdout line: to the core, parsed once; a line that is too long or not JSON is logged. */
+/** One message: a response whose caller waits is settled now, anything else goes to the core. */
+const onMessage = (client: Client, incoming: JsonRpc.Classified): Effect.Effect<void> | undefined =>
+  incoming._tag === "Response" && Core.unsafeSettle(client.connection, incoming.message)
+    ? undefined
+    : Core.receive(client.connection, incoming)
+
+/**
+ * One stdout line: to the core, parsed once; a line that is too long or not JSON is logged. A
+ * JSON-RPC batch (a 2025-03-26 server may send one, `JsonRpc.classifyBatch`) is handled message
+ * by message, in order.
+ */
 const onLine = (client: Client, frame: Frame.Frame): Effect.Effect<void> | undefined => {
   if (frame._tag === "Oversized") {
     return Effect.logWarning(`dropped a line of ${frame.bytes} bytes from the server (limit ${client.maxLineBytes})`)
@@ -30,9 +40,16 @@ const onLine = (client: Client, frame: Frame.Frame): Effect.Effect<void> | undef
   if (Option.isNone(value)) {
     return Effect.logWarning(`skipped a line from the server that is not JSON: ${preview(frame.text)}`)
   }
-  const incoming = JsonRpc.classify(value.value)
-  if (incoming._tag === "Response" && Core.unsafeSettle(client.connection, incoming.message)) return undefined
-  return Core.receive(client.connection, incoming)
+  if (!Array.isArray(value.value)) return onMessage(client, JsonRpc.classify(value.value))
+  // once one message waits for its Effect, the later ones queue behind it (order kept)
+  const rest: Array<Effect.Effect<void>> = []
+  for (const incoming of JsonRpc.classifyBatch(value.value)) {
+    const effect = rest.length === 0
+      ? onMessage(client, incoming)
+      : Effect.suspend(() => Core.receive(client.connection, incoming))
+    if (effect !== undefined) rest.push(effect)
+  }
+  return rest.length === 0 ? undefined : Effect.forEach(rest, identity, { discard: true })
 }
 
 /**
