@@ -772,6 +772,16 @@ describe("presa-mcp value parsing and progress line", () => {
       "--resource",
       "http://r/1"
     ])
+    // a subcommand of a group (registry init): the URL after it; registry init's --remote value is not it
+    assert.deepStrictEqual(
+      split("registry", "init", "--remote", "https://r.example/mcp", "http://h/mcp", "--stdout").cliArgs,
+      ["registry", "init", "--url", "http://h/mcp", "--remote", "https://r.example/mcp", "--stdout"]
+    )
+    assert.deepStrictEqual(split("registry", "validate", "http://h/mcp").cliArgs, [
+      "registry",
+      "validate",
+      "http://h/mcp"
+    ])
     // after --, nothing is read as ours, and no URL before it is taken as the target
     assert.deepStrictEqual(split("read", "http://r/1", "--", "node", "s.js", "--help"), {
       cliArgs: ["read", "http://r/1"],
