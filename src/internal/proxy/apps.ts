@@ -40,8 +40,8 @@ const rewriteMeta = (link: Link, meta: JsonRpc.JsonObject): JsonRpc.JsonObject =
   const out: Record<string, unknown> = { ...meta }
   const ui = meta.ui
   if (JsonRpc.isObject(ui) && typeof ui.resourceUri === "string") out.ui = { ...ui, resourceUri: map(ui.resourceUri) }
-  const flat = meta["ui/resourceUri"]
-  if (typeof flat === "string") out["ui/resourceUri"] = map(flat)
+  const flat = meta[AppMeta.LEGACY_RESOURCE_URI_KEY]
+  if (typeof flat === "string") out[AppMeta.LEGACY_RESOURCE_URI_KEY] = map(flat)
   return out
 }
 
