@@ -33,6 +33,7 @@ import * as Content from "./Content.js"
 import { ClientError } from "./Errors.js"
 import { type HandlerResult, lift } from "./Handler.js"
 import type { InputRequired } from "./Input.js"
+import * as meta from "./internal/appMeta.js"
 import { erase } from "./internal/erase.js"
 import * as internal from "./internal/server/apps.js"
 import * as JsonRpc from "./JsonRpc.js"
@@ -158,7 +159,7 @@ export type ResourceMeta = typeof ResourceMeta.Type
  * @since 0.2.0
  * @category models
  */
-export const Visibility = Schema.Literal("model", "app")
+export const Visibility: typeof meta.Visibility = meta.Visibility
 
 /**
  * @since 0.2.0
@@ -172,7 +173,7 @@ export type Visibility = typeof Visibility.Type
  * @since 0.2.0
  * @category constants
  */
-export const DEFAULT_VISIBILITY: ReadonlyArray<Visibility> = ["model", "app"]
+export const DEFAULT_VISIBILITY: ReadonlyArray<Visibility> = meta.DEFAULT_VISIBILITY
 
 /**
  * `McpUiToolMeta`, the `_meta.ui` of a tool: `resourceUri` (the view that renders its results)
@@ -181,10 +182,7 @@ export const DEFAULT_VISIBILITY: ReadonlyArray<Visibility> = ["model", "app"]
  * @since 0.2.0
  * @category models
  */
-export const ToolMeta = Schema.Struct({
-  resourceUri: Schema.optional(Schema.String),
-  visibility: Schema.optional(Schema.Array(Visibility))
-})
+export const ToolMeta: typeof meta.ToolMeta = meta.ToolMeta
 
 /**
  * @since 0.2.0
@@ -200,9 +198,7 @@ export type ToolMeta = typeof ToolMeta.Type
  * @since 0.2.0
  * @category models
  */
-export const HostCapability = Schema.Struct({
-  mimeTypes: Schema.optional(Schema.Array(Schema.String))
-})
+export const HostCapability: typeof meta.HostCapability = meta.HostCapability
 
 /**
  * @since 0.2.0
@@ -436,8 +432,6 @@ const NO_ARGUMENTS: Tool.NoArguments = {}
 // server: the host's capability
 // ---------------------------------------------------------------------------------------------
 
-const decodeHostCapability = Schema.decodeUnknownOption(HostCapability)
-
 /**
  * The host's `io.modelcontextprotocol/ui` settings for the request being served: from
  * `ctx.clientCapabilities.extensions` (legacy: what the client declared in `initialize`;
@@ -449,61 +443,53 @@ const decodeHostCapability = Schema.decodeUnknownOption(HostCapability)
  */
 export const hostCapability = (
   ctx: { readonly clientCapabilities: McpSchema.ClientCapabilities }
-): Option.Option<HostCapability> => {
-  const settings = ctx.clientCapabilities.extensions?.[internal.EXTENSION_ID]
-  return settings === undefined ? Option.none() : decodeHostCapability(settings)
-}
+): Option.Option<HostCapability> => meta.hostCapability(ctx.clientCapabilities)
 
 /**
  * Will the host render this server's views? `true` when it declared the extension with
- * {@link MIME_TYPE} among its `mimeTypes`. A handler uses it to shape its text fallback; a
- * `visible` predicate to offer a tool only to such hosts.
+ * {@link MIME_TYPE} among its `mimeTypes` (the spec makes `mimeTypes` REQUIRED: an empty `{}` entry
+ * is not enough). A handler uses it to shape its text fallback; a `visible` predicate to offer a
+ * tool only to such hosts. The same check decides which callers a proxy (`McpProxy`) lists app-only
+ * tools to.
  *
  * @since 0.2.0
  * @category combinators
  */
 export const supportsViews = (ctx: { readonly clientCapabilities: McpSchema.ClientCapabilities }): boolean =>
-  Option.exists(hostCapability(ctx), (c) => c.mimeTypes?.includes(internal.MIME_TYPE) === true)
+  meta.supportsViews(ctx.clientCapabilities)
 
 // ---------------------------------------------------------------------------------------------
 // client: a tool's UI metadata and its view
 // ---------------------------------------------------------------------------------------------
 
-const decodeToolMeta = Schema.decodeUnknownOption(ToolMeta)
-
 /**
  * A listed tool's UI metadata: its `_meta.ui` decoded as {@link ToolMeta}, with `resourceUri`
  * taken from the deprecated flat `_meta["ui/resourceUri"]` when `_meta.ui` has none. `None` when
- * the tool has neither, or its `_meta.ui` is not a valid `McpUiToolMeta` (an unknown visibility,
- * say).
+ * the tool has neither, or its `_meta.ui` is not a valid `McpUiToolMeta` (not an object, a
+ * `resourceUri` that is not a string, a `visibility` that is not an array of `"model"` / `"app"`):
+ * such a tool links no view and is visible to no one ({@link isVisibleTo}). `AppHost` and
+ * `McpProxy` read `_meta.ui` by the same rule.
  *
  * @since 0.2.0
  * @category decoding
  */
-export const toolMeta = (tool: { readonly _meta?: JsonRpc.JsonObject | undefined }): Option.Option<ToolMeta> => {
-  const ui = tool._meta?.ui
-  const flat = tool._meta?.[internal.LEGACY_RESOURCE_URI_KEY]
-  const legacy = typeof flat === "string" ? { resourceUri: flat } : undefined
-  if (ui === undefined) return legacy === undefined ? Option.none() : Option.some(legacy)
-  return Option.map(
-    decodeToolMeta(ui),
-    (meta) => meta.resourceUri === undefined && legacy !== undefined ? { ...meta, ...legacy } : meta
-  )
-}
+export const toolMeta = (tool: { readonly _meta?: JsonRpc.JsonObject | undefined }): Option.Option<ToolMeta> =>
+  meta.toolMeta(tool._meta)
 
 /**
  * Does a tool's visibility include `who`? Absent UI metadata or visibility counts as
  * {@link DEFAULT_VISIBILITY} (a host lists for the model only tools visible to `"model"`, and lets
- * a view call only tools visible to `"app"`).
+ * a view call only tools visible to `"app"`). A malformed `_meta.ui` ({@link toolMeta} is `None`
+ * although `_meta.ui` is present) is visible to no one: the server declared a restriction the
+ * host cannot read, and a host that guessed `["model", "app"]` would show an app-only tool to the
+ * model (2026-01-26, Visibility: "Host MUST NOT include tools in the agent's tool list when their
+ * visibility does not include "model""). `AppHost.visibility` and `McpProxy` apply the same rule.
  *
  * @since 0.2.0
  * @category guards
  */
 export const isVisibleTo = (tool: { readonly _meta?: JsonRpc.JsonObject | undefined }, who: Visibility): boolean =>
-  Option.match(toolMeta(tool), {
-    onNone: () => tool._meta?.ui === undefined,
-    onSome: (meta) => (meta.visibility ?? DEFAULT_VISIBILITY).includes(who)
-  })
+  meta.visibility(tool._meta).includes(who)
 
 /**
  * A view as a host reads it: `uri`, `mimeType` ({@link MIME_TYPE}), `html` (the text, or the

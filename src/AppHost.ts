@@ -23,6 +23,7 @@ import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/appHost/bridge.js"
 import * as csp from "./internal/appHost/csp.js"
+import * as AppMeta from "./internal/appMeta.js"
 import type * as McpSchema from "./McpSchema.js"
 
 /**
@@ -40,7 +41,7 @@ export const PROTOCOL_VERSION: string = internal.PROTOCOL_VERSION
  * @since 0.2.0
  * @category symbols
  */
-export const MIME_TYPE = "text/html;profile=mcp-app"
+export const MIME_TYPE: "text/html;profile=mcp-app" = AppMeta.MIME_TYPE
 
 /**
  * The extension's identifier, `io.modelcontextprotocol/ui`: a host declares it in its client
@@ -49,7 +50,7 @@ export const MIME_TYPE = "text/html;profile=mcp-app"
  * @since 0.2.0
  * @category symbols
  */
-export const EXTENSION_ID = "io.modelcontextprotocol/ui"
+export const EXTENSION_ID: "io.modelcontextprotocol/ui" = AppMeta.EXTENSION_ID
 
 /**
  * A postMessage-style channel to one view. `postMessage` sends one JSON-RPC message (a plain
@@ -189,8 +190,12 @@ export interface Bridge extends internal.Bridge {}
 export const make: (options: Options) => Effect.Effect<Bridge, never, Scope.Scope> = internal.make
 
 /**
- * A tool's `_meta.ui.visibility`; `["model", "app"]` when it is absent or not an array (2026-01-26,
- * "Resource Discovery" › Visibility). Values other than the two literals are dropped.
+ * A tool's `_meta.ui.visibility` (2026-01-26, "Resource Discovery" › Visibility): `["model", "app"]`
+ * when `_meta.ui` or its `visibility` is absent; `[]` (no one) when `_meta.ui` is malformed — not an
+ * object, or not a valid `McpUiToolMeta` (a `visibility` that is not an array of `"model"` /
+ * `"app"`, such as `"app"` or `["model", "root"]`; a `resourceUri` that is not a string). A host
+ * cannot read the restriction the server meant, so it does not let the model or a view call the
+ * tool. The same rule as `App.isVisibleTo` and `McpProxy`.
  *
  * @since 0.2.0
  * @category combinators
@@ -199,7 +204,8 @@ export const visibility: (tool: McpSchema.Tool) => ReadonlyArray<Visibility> = i
 
 /**
  * The view a tool links: `_meta.ui.resourceUri`, else the deprecated flat `_meta["ui/resourceUri"]`;
- * `undefined` when neither is a string.
+ * `undefined` when neither is a string, or when `_meta.ui` is malformed (see {@link visibility};
+ * `App.toolMeta` is the same reading).
  *
  * @since 0.2.0
  * @category combinators

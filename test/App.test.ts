@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url"
 import { App, InProcess, JsonRpc, McpClient, McpServer, Part, Resource, Tool } from "presa-mcp"
 import * as Stdio from "presa-mcp/transport/Stdio"
 import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
+import { MALFORMED_UI } from "./support/AppsMeta.js"
 import { checkedTransport } from "./support/Wire.js"
 
 const HTML = "<!doctype html><html><head><title>t</title></head><body><div id=\"result\"></div></body></html>"
@@ -280,6 +281,30 @@ describe("App: views and app tools in a server", () => {
     expect(App.isVisibleTo({ _meta: { ui: { resourceUri: "ui://a" } } }, "model")).toBe(true)
     expect(App.isVisibleTo({ _meta: { ui: { visibility: ["robot"] } } }, "model")).toBe(false)
   })
+
+  it("a malformed _meta.ui (refused by the official McpUiToolMeta schema) is visible to no one and links no view", () => {
+    const validate = ajv.getSchema(`${EXT_APPS_ID}#/$defs/McpUiToolMeta`)
+    assert.isDefined(validate)
+    for (const { label, meta } of MALFORMED_UI) {
+      expect(validate(meta.ui), label).toBe(false)
+      expect(App.toolMeta({ _meta: meta }), label).toEqual(Option.none())
+      expect(App.isVisibleTo({ _meta: meta }, "model"), label).toBe(false)
+      expect(App.isVisibleTo({ _meta: meta }, "app"), label).toBe(false)
+    }
+  })
+
+  it.scoped("supportsViews: an extension entry without the HTML MIME type (or without mimeTypes) is not enough", () =>
+    Effect.gen(function*() {
+      const server = yield* McpServer.make(options)
+      for (const settings of [{}, { mimeTypes: [] }, { mimeTypes: "text/html;profile=mcp-app" }]) {
+        const { client } = yield* connect(server, { capabilities: { extensions: { [App.EXTENSION_ID]: settings } } })
+        expect((yield* client.callTool("probe")).structuredContent, JSON.stringify(settings)).toMatchObject({
+          supports: false
+        })
+        // the app-only tool is not listed to it
+        expect((yield* client.listAllTools).map((t) => t.name).sort()).toEqual(["probe", "show"])
+      }
+    }))
 
   it.scoped("a non-object success is sent as {value}; the default text is its JSON", () =>
     Effect.gen(function*() {

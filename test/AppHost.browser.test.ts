@@ -23,6 +23,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium } from "playwright-core"
 
@@ -345,6 +346,41 @@ describe.skipIf(!HAS_CHROMIUM)("presa-mcp app in headless chromium", () => {
       }
     })
   }
+
+  it(
+    "docs/apps.md's copy-paste file (a view without any SDK) works as the guide says",
+    { timeout: TEST_MS },
+    async () => {
+      // the guide's block, as a user saves it (inside the checkout, so `presa-mcp` resolves)
+      const guide = Fs.readFileSync(Path.join(ROOT, "docs/apps.md"), "utf8")
+      const section = guide.indexOf("### A complete file: a view without any SDK")
+      const block = /```ts\n([\s\S]*?)\n```/.exec(guide.slice(section))?.[1]
+      assert.isAbove(section, -1)
+      assert.isString(block)
+      const file = Path.join(ROOT, "test", `.docs-apps-letters-${process.pid}.ts`)
+      Fs.writeFileSync(file, `${block ?? ""}\n`)
+      const args = ["count_letters", "--args", "{\"text\":\"Hello World\"}"]
+      const app = spawn(["src/bin.ts", "app", ...args, "--", process.execPath, "--import", "tsx", file])
+      const page = await browser.newPage()
+      page.setDefaultTimeout(WAIT_MS)
+      try {
+        const [url] = await app.waitFor(/^http:\/\/127\.0\.0\.1:\d+\/$/m, "stdout")
+        await page.goto(url)
+        const view = page.frameLocator("#view-container iframe")
+        await view.locator("#status", { hasText: "connected" }).waitFor()
+        await view.locator("#result", { hasText: "letters" }).waitFor()
+        assert.strictEqual(await view.locator("#result").textContent(), "{\"text\":\"Hello World\",\"letters\":10}")
+        await view.locator("#reverse").click()
+        await view.locator("#reversed", { hasText: /\S/ }).waitFor()
+        assert.strictEqual(await view.locator("#reversed").textContent(), "dlroW olleH")
+      } finally {
+        await page.close()
+        const code = await app.stop()
+        Fs.rmSync(file, { force: true })
+        assert.strictEqual(code, 0, `presa-mcp app ends cleanly on SIGTERM\nstderr: ${app.stderr()}`)
+      }
+    }
+  )
 
   it("a tool call that fails shows the view with ui/notifications/tool-cancelled", { timeout: TEST_MS }, async () => {
     const app = spawn([

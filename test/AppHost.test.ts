@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import { build } from "esbuild"
 import { fileURLToPath } from "node:url"
 import { AppHost, InProcess, JsonRpc, McpClient, McpServer, Resource, Tool } from "presa-mcp"
+import { MALFORMED_UI } from "./support/AppsMeta.js"
 
 const DEFAULT = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
   "img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'none'; object-src 'none'; " +
@@ -142,11 +143,20 @@ describe("AppHost visibility and resourceUri", () => {
   it("reads _meta.ui", () => {
     expect(AppHost.visibility(tool(undefined))).toEqual(["model", "app"])
     expect(AppHost.visibility(tool({ ui: { visibility: ["app"] } }))).toEqual(["app"])
-    expect(AppHost.visibility(tool({ ui: { visibility: ["model", "root"] } }))).toEqual(["model"])
-    expect(AppHost.visibility(tool({ ui: { visibility: "app" } }))).toEqual(["model", "app"])
+    // A malformed _meta.ui is visible to no one (the library's one rule, as App.isVisibleTo and
+    // McpProxy). These two lines expected ["model"] (unknown entries dropped) and ["model", "app"]
+    // (a non-array visibility ignored) before: the latter showed an app-only tool to the model.
+    expect(AppHost.visibility(tool({ ui: { visibility: ["model", "root"] } }))).toEqual([])
+    expect(AppHost.visibility(tool({ ui: { visibility: "app" } }))).toEqual([])
     assert.strictEqual(AppHost.resourceUri(tool({ ui: { resourceUri: "ui://a/b" } })), "ui://a/b")
     assert.strictEqual(AppHost.resourceUri(tool({ "ui/resourceUri": "ui://old" })), "ui://old")
     assert.strictEqual(AppHost.resourceUri(tool({ ui: { resourceUri: 3 } })), undefined)
+  })
+  it("a malformed _meta.ui: visible to no one, no view", () => {
+    for (const { label, meta } of MALFORMED_UI) {
+      expect(AppHost.visibility(tool(meta)), label).toEqual([])
+      assert.strictEqual(AppHost.resourceUri(tool(meta)), undefined, label)
+    }
   })
 })
 
@@ -165,7 +175,8 @@ const server = McpServer.make({
       _meta: { ui: { resourceUri: "ui://unit/view", visibility: ["app"] } },
       handler: () => "from the app-only tool"
     }),
-    Tool.make({ name: "model_only", _meta: { ui: { visibility: ["model"] } }, handler: () => "secret" })
+    Tool.make({ name: "model_only", _meta: { ui: { visibility: ["model"] } }, handler: () => "secret" }),
+    ...MALFORMED_UI.map(({ meta }, i) => Tool.make({ name: `malformed_${i}`, _meta: meta, handler: () => "malformed" }))
   ],
   resources: [
     Resource.make({
@@ -286,6 +297,12 @@ describe("AppHost.make", () => {
       for (const [id, name] of [[4, "model_only"], [5, "no_such_tool"]] as const) {
         const refused = yield* ask(id, "tools/call", { name, arguments: {} })
         expect(refused).toMatchObject({ id, error: { code: -32602, data: { name } } })
+      }
+      // a tool whose _meta.ui is malformed is not callable from a view either
+      for (const [i] of MALFORMED_UI.entries()) {
+        const name = `malformed_${i}`
+        const refused = yield* ask(100 + i, "tools/call", { name, arguments: {} })
+        expect(refused).toMatchObject({ id: 100 + i, error: { code: -32602, data: { name } } })
       }
       // the server's own JSON-RPC error is relayed as it is (bad arguments of a callable tool are
       // a tool result; an unknown resource is -32602 Resource not found)

@@ -305,6 +305,50 @@ describe.concurrent("presa-mcp against the library over HTTP", () => {
     assert.include(run.stdout, "arguments: numbers: array")
   })
 
+  it(
+    "text output shows the values an argument allows (enum, const, a union of literals)",
+    { timeout: TEST_MS },
+    async () => {
+      const many = Array.from({ length: 20 }, (_, i) => `v${i}`)
+      const pick = Tool.fromJsonSchema({
+        name: "pick",
+        inputSchema: {
+          type: "object",
+          properties: {
+            mode: { type: "string", enum: ["fast", "safe"] },
+            kind: { type: "string", const: "fixed" },
+            level: { anyOf: [{ const: 1 }, { const: 2 }, { type: "string", enum: ["max"] }] },
+            wide: { type: "string", enum: many },
+            free: { type: "string" }
+          },
+          required: ["mode"]
+        },
+        handler: () => "picked"
+      })
+      const local = await Effect.runPromise(Scope.make())
+      try {
+        const address = await Effect.runPromise(
+          Effect.flatMap(
+            McpServer.make({ name: "enums", version: "1.0.0", tools: [pick] }),
+            (s) => Scope.extend(StreamableHttp.serve(s, { port: 0, host: "127.0.0.1" }), local)
+          )
+        )
+        const [text, asJson] = await Promise.all([cli("tools", address.url), cli("tools", address.url, "--json")])
+        expectCode(text, 0)
+        expectCode(asJson, 0)
+        assert.include(
+          text.stdout,
+          "arguments: mode: string (\"fast\" | \"safe\"), kind: string (\"fixed\")?, level: (1 | 2 | \"max\")?, " +
+            `wide: string (${many.slice(0, 12).map((v) => `"${v}"`).join(" | ")} | … (20 values))?, free: string?`
+        )
+        // --json: the schema as the server sent it
+        assert.include(asJson.stdout, "\"enum\"")
+      } finally {
+        await Effect.runPromise(Scope.close(local, Exit.void))
+      }
+    }
+  )
+
   it("read, prompt, complete (--json shapes); --url and --header", { timeout: TEST_MS }, async () => {
     const [read, prompt, completePrompt, completeTemplate] = await Promise.all([
       cli("read", "--url", url, "people://ada", "--json", "--header", "X-Test: 1"),
@@ -438,6 +482,13 @@ describe.concurrent("presa-mcp against @modelcontextprotocol/server-everything (
     for (const name of ["echo", "get-sum", "trigger-long-running-operation", "trigger-elicitation-request"]) {
       assert.include(toolNames, name)
     }
+  })
+
+  it("text output of tools shows enum values", { timeout: TEST_MS }, async () => {
+    const tools = await cli("tools", ...EVERYTHING_STDIO)
+    expectCode(tools, 0)
+    assert.include(tools.stdout, "arguments: messageType: string (\"error\" | \"success\" | \"debug\")")
+    assert.include(tools.stdout, "resourceType: string (\"Text\" | \"Blob\")?")
   })
 
   it("call echo and get-sum; a long-running operation with progress", { timeout: TEST_MS }, async () => {
@@ -720,6 +771,16 @@ describe("presa-mcp value parsing and progress line", () => {
       "http://h/mcp",
       "--resource",
       "http://r/1"
+    ])
+    // a subcommand of a group (registry init): the URL after it; registry init's --remote value is not it
+    assert.deepStrictEqual(
+      split("registry", "init", "--remote", "https://r.example/mcp", "http://h/mcp", "--stdout").cliArgs,
+      ["registry", "init", "--url", "http://h/mcp", "--remote", "https://r.example/mcp", "--stdout"]
+    )
+    assert.deepStrictEqual(split("registry", "validate", "http://h/mcp").cliArgs, [
+      "registry",
+      "validate",
+      "http://h/mcp"
     ])
     // after --, nothing is read as ours, and no URL before it is taken as the target
     assert.deepStrictEqual(split("read", "http://r/1", "--", "node", "s.js", "--help"), {

@@ -38,16 +38,36 @@ NodeRuntime.runMain(
 `
 
 /** A temporary folder with the server file (and the checkout's node_modules, for effect). */
-const project = Effect.acquireRelease(
-  Effect.sync(() => {
-    const dir = Fs.mkdtempSync(Path.join(Fs.realpathSync(process.env.TMPDIR ?? "/tmp"), "presa-cli-dev-"))
-    Fs.symlinkSync(Path.join(ROOT, "node_modules"), Path.join(dir, "node_modules"), "dir")
-    const file = Path.join(dir, "server.ts")
-    Fs.writeFileSync(file, serverFile("one"))
-    return { dir, file }
-  }),
-  ({ dir }) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-)
+const projectWith = (content: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = Fs.mkdtempSync(Path.join(Fs.realpathSync(process.env.TMPDIR ?? "/tmp"), "presa-cli-dev-"))
+      Fs.symlinkSync(Path.join(ROOT, "node_modules"), Path.join(dir, "node_modules"), "dir")
+      const file = Path.join(dir, "server.ts")
+      Fs.writeFileSync(file, content)
+      return { dir, file }
+    }),
+    ({ dir }) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+  )
+const project = projectWith(serverFile("one"))
+
+/**
+ * What a client is told while the server file does not start: the file (as dev names it: relative
+ * to dev's working directory, ROOT), the first error line (the compile error, paths relative too,
+ * no stack), and that the next save restarts it.
+ */
+const assertFailedToStart = (result: McpSchema.CallToolResult, file: string) => {
+  assert.isTrue(result.isError)
+  const message = text(result)
+  const shown = Path.relative(ROOT, file)
+  assert.match(message, /unavailable/i)
+  assert.include(message, `${shown} failed to start: ${shown}:`)
+  assert.match(message, /server\.ts:\d+:\d+: ERROR: /)
+  assert.include(message, "presa-mcp dev restarts it on the next save")
+  assert.notInclude(message, "\n")
+  assert.notInclude(message, ` ${Path.dirname(file)}`)
+  assert.notMatch(message, /reconnecting|try again later/)
+}
 
 /** Polls `check` every 200 ms until it yields `true`, for at most `seconds`; fails naming `what`. */
 const waitFor = <E>(what: string, check: Effect.Effect<boolean, E>, seconds = 90) =>
@@ -83,6 +103,7 @@ const scenario = (client: McpClient.McpClient, file: string, stderr: () => strin
     const broken = yield* client.callTool("version", {})
     assert.isTrue(broken.isError)
     assert.match(text(broken), /unavailable/i)
+    assertFailedToStart(broken, file)
 
     const before = (yield* Ref.get(seen)).length
     Fs.writeFileSync(file, serverFile("two"))
@@ -115,6 +136,47 @@ describe("presa-mcp dev ENTRY", () => {
       yield* scenario(client, file, () => lines.join("\n"))
       assert.match(lines.join("\n"), /serving .*server\.ts on stdio/)
     }), 300_000)
+
+  it.scopedLive(
+    "stdio: a server broken at its first start: a call is told so (not Unknown tool), a save fixes it",
+    () =>
+      Effect.gen(function*() {
+        const { file } = yield* projectWith(serverFile("one", true))
+        const lines: Array<string> = []
+        const transport = yield* Stdio.spawn({
+          command: process.execPath,
+          args: ["--import", "tsx", Path.join(ROOT, "src/bin.ts"), "dev", file],
+          cwd: ROOT,
+          stderr: (line) => Effect.sync(() => lines.push(line))
+        })
+        const client = yield* McpClient.connect(transport, { requestTimeout: "60 seconds" })
+        yield* waitFor("the compile error on stderr", Effect.sync(() => /did not start/.test(lines.join("\n"))))
+        assertFailedToStart(yield* client.callTool("version", {}), file)
+        // any name: the server's definitions are not known yet
+        assertFailedToStart(yield* client.callTool("anything", {}), file)
+        const read = yield* Effect.flip(client.readResource("file:///x"))
+        assert(read._tag === "McpError")
+        assert.strictEqual(read.code, -32603)
+        assert.include(read.message, "failed to start")
+        // a crash at start: its thrown error is the line quoted, without its stack
+        Fs.writeFileSync(file, `throw new Error(${JSON.stringify(`no database at ${file}`)})\n`)
+        const crashed = yield* waitFor(
+          "the crash at start, told to the client",
+          client.callTool("version", {}).pipe(Effect.map((r) => text(r).includes("Error: no database at ")))
+        ).pipe(Effect.zipRight(client.callTool("version", {})))
+        assert.include(
+          text(crashed),
+          `${Path.relative(ROOT, file)} failed to start: Error: no database at ${Path.relative(ROOT, file)} — `
+        )
+        assert.notInclude(text(crashed), "    at ")
+        Fs.writeFileSync(file, serverFile("two"))
+        yield* waitFor(
+          "the answer of the fixed server",
+          client.callTool("version", {}).pipe(Effect.map((r) => text(r) === "two" && r.isError !== true))
+        )
+      }),
+    300_000
+  )
 
   it.scopedLive("HTTP (--http): the same, the URL printed on stderr", () =>
     Effect.gen(function*() {

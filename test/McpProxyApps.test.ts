@@ -15,9 +15,10 @@ import { App } from "@modelcontextprotocol/ext-apps"
 import { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { InProcess, McpClient, McpServer, Resource, Tool } from "presa-mcp"
+import { App as PresaApp, InProcess, McpClient, McpServer, Resource, Tool } from "presa-mcp"
 import * as McpProxy from "../src/McpProxy.js"
 import * as StreamableHttp from "../src/transport/StreamableHttp.js"
+import { MALFORMED_UI } from "./support/AppsMeta.js"
 
 const WAIT: Duration.DurationInput = "20 seconds"
 const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -199,5 +200,55 @@ describe("McpProxy and MCP Apps", () => {
       const plainNames = (yield* plain.listAllTools).map((t) => t.name)
       expect(plainNames).toContain("apps_count_letters")
       expect(plainNames).not.toContain("apps_reverse_text")
+    }).pipe(Effect.scoped, bounded))
+
+  it.live("a malformed _meta.ui: listed to Apps hosts only, visible there to no one, no alias; {} is no Apps host", () =>
+    Effect.gen(function*() {
+      const backend = yield* McpServer.make({
+        name: "odd",
+        version: "1.0.0",
+        tools: [
+          Tool.fromJsonSchema({ name: "show", _meta: { ui: { resourceUri: "ui://m/view" } }, handler: () => "shown" }),
+          ...MALFORMED_UI.map(({ meta }, i) =>
+            Tool.fromJsonSchema({ name: `malformed_${i}`, _meta: meta, handler: () => "malformed" })
+          )
+        ],
+        resources: [
+          Resource.make({
+            uri: "ui://m/view",
+            name: "view",
+            mimeType: MIME,
+            handler: (uri) => [{ uri, mimeType: MIME, text: "<p>m</p>" }]
+          })
+        ]
+      })
+      const proxy = yield* McpProxy.make([{ prefix: "odd", client: yield* connect(backend) }])
+      const malformed = MALFORMED_UI.map((_, i) => `odd_malformed_${i}`)
+
+      // an Apps host gets them (with the backend's _meta.ui) and, reading them by the same rule,
+      // shows none to its model; no view may call one by the backend's name (no alias)
+      const host = yield* McpClient.connect(yield* InProcess.client(proxy), { apps: true })
+      const listed = yield* host.listAllTools
+      expect(listed.map((t) => t.name).sort()).toEqual(["odd_show", "show", ...malformed].sort())
+      for (const name of malformed) {
+        const tool = listed.find((t) => t.name === name)
+        assert(tool !== undefined, name)
+        assert.isFalse(PresaApp.isVisibleTo(tool, "model"), name)
+        assert.isFalse(PresaApp.isVisibleTo(tool, "app"), name)
+      }
+      for (const [i] of MALFORMED_UI.entries()) {
+        const refused = yield* Effect.flip(host.callTool(`malformed_${i}`, {}))
+        assert(refused._tag === "McpError")
+        assert.strictEqual(refused.code, -32602)
+      }
+
+      // a caller without the extension, or declaring it without the HTML MIME type, gets none of them
+      for (const extensions of [undefined, { "io.modelcontextprotocol/ui": {} }]) {
+        const plain = yield* McpClient.connect(
+          yield* InProcess.client(proxy),
+          extensions === undefined ? {} : { capabilities: { extensions } }
+        )
+        expect((yield* plain.listAllTools).map((t) => t.name), JSON.stringify(extensions)).toEqual(["odd_show"])
+      }
     }).pipe(Effect.scoped, bounded))
 })

@@ -3,7 +3,7 @@
  * SIGTERM or SIGINT sent to the `npm` process alone, as a process manager or a container runtime
  * sends it: the script `exec`s node in place of the shell, so npm's own signal forwarding reaches
  * the server. Each run is its own process group; afterwards the group must be empty and the port
- * free, within a bounded time.
+ * free, within a bounded time. Where it listens is one line on stderr.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as ChildProcess from "node:child_process"
@@ -43,23 +43,29 @@ const start = async () => {
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
+  let stderr = ""
+  let stdout = ""
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start: no URL within ${START_MS} ms:\n${output}`)), START_MS)
-    const onData = (chunk: Buffer) => {
+    // the one line saying where it listens is on stderr (stdout has npm's banner only)
+    const onData = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
       output += chunk.toString()
-      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (stream === "stdout") stdout += chunk.toString()
+      else stderr += chunk.toString()
+      const match = /^.*listening on (http:\/\/\S+)$/m.exec(stderr)
       if (match?.[1] !== undefined) {
         clearTimeout(timer)
         resolve(match[1])
       }
     }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onData)
+    child.stdout.on("data", onData("stdout"))
+    child.stderr.on("data", onData("stderr"))
     child.once("exit", (code, signal) => {
       clearTimeout(timer)
       reject(new Error(`npm start exited (${code ?? signal}) before listening:\n${output}`))
     })
   })
+  assert.notInclude(stdout, "listening on", "npm start: the URL line must be on stderr")
   return { child, url, pgid: child.pid ?? 0 }
 }
 

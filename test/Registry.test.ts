@@ -254,6 +254,27 @@ describe("presa-mcp registry init", () => {
     expectCode(await cli("registry", "validate", file), 0)
   })
 
+  it("the server's URL without --url, as for every command; --remote's URL is not taken for it", {
+    timeout: TEST_MS
+  }, async () => {
+    const options = [
+      "--name",
+      "io.github.acme/weather",
+      "--remote-only",
+      "--remote",
+      "https://weather.acme.example/mcp"
+    ]
+    const [flagged, positional] = await Promise.all([
+      cliIn(empty, "registry", "init", "--url", url, ...options, "--stdout"),
+      cliIn(empty, "registry", "init", ...options, url, "--stdout")
+    ])
+    expectCode(flagged, 0)
+    expectCode(positional, 0)
+    assert.strictEqual(positional.stdout, flagged.stdout)
+    // read from the server (its serverInfo), not from the options
+    assert.include(positional.stdout, "\"title\": \"Acme Weather\"")
+  })
+
   it("no server name to be found: usage error naming --name, exit 3", { timeout: TEST_MS }, async () => {
     const run = await cliIn(empty, "registry", "init", "--url", url, "--remote-only", "--stdout")
     expectCode(run, 3)

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
+import * as AppMeta from "../appMeta.js"
 import { quote } from "../quote.js"
 
 /** The MCP Apps revision this host speaks. @internal */
@@ -80,25 +81,16 @@ export interface Bridge {
 }
 
 /**
- * A tool's `_meta.ui.visibility`, `["model", "app"]` when absent or not a list of the two
- * literals (MCP Apps 2026-01-26, "Resource Discovery" › Visibility).
+ * A tool's `_meta.ui.visibility` by the library's one rule (internal/appMeta.ts; MCP Apps
+ * 2026-01-26, "Resource Discovery" › Visibility): `["model", "app"]` when `_meta.ui` or its
+ * `visibility` is absent, none when `_meta.ui` is malformed.
  *
  * @internal
  */
-export const visibility = (tool: McpSchema.Tool): ReadonlyArray<Visibility> => {
-  const ui = tool._meta?.ui
-  const declared = JsonRpc.isObject(ui) ? ui.visibility : undefined
-  if (!Array.isArray(declared)) return ["model", "app"]
-  return declared.filter((v): v is Visibility => v === "model" || v === "app")
-}
+export const visibility = (tool: McpSchema.Tool): ReadonlyArray<Visibility> => AppMeta.visibility(tool._meta)
 
-/** The tool's `_meta.ui.resourceUri` (or the deprecated flat `_meta["ui/resourceUri"]`). @internal */
-export const resourceUri = (tool: McpSchema.Tool): string | undefined => {
-  const ui = tool._meta?.ui
-  const nested = JsonRpc.isObject(ui) ? ui.resourceUri : undefined
-  const flat = tool._meta?.["ui/resourceUri"]
-  return typeof nested === "string" ? nested : typeof flat === "string" ? flat : undefined
-}
+/** The tool's `_meta.ui.resourceUri` (or the deprecated flat `_meta["ui/resourceUri"]`); none when `_meta.ui` is malformed. @internal */
+export const resourceUri = (tool: McpSchema.Tool): string | undefined => AppMeta.resourceUri(tool._meta)
 
 /** The default tool lookup: the tool of that exact name. @internal */
 export const exactTool = (name: string, tools: ReadonlyArray<McpSchema.Tool>): McpSchema.Tool | undefined =>

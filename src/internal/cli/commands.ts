@@ -31,65 +31,13 @@ import * as Proxy from "./proxy.js"
 import * as Registry from "./registry.js"
 import * as Render from "./render.js"
 import * as Target from "./target.js"
+import * as TargetOptions from "./targetOptions.js"
 import * as Values from "./values.js"
 
 // ---------------------------------------------------------------------------------------------
-// Options every command has
+// Options every command has (targetOptions.ts, shared with `registry init`)
 
-const targetOptions = {
-  url: Options.text("url").pipe(
-    Options.withDescription(
-      "The server's Streamable HTTP endpoint. It may also be given as the first argument that is a URL, " +
-        "without --url. Without a URL, the server is the command line after --, started over stdio."
-    ),
-    Options.optional
-  ),
-  header: Options.text("header").pipe(
-    Options.withAlias("H"),
-    Options.withDescription("An HTTP header NAME:VALUE sent with every request (repeatable; URL targets only)."),
-    Options.repeated
-  ),
-  bearer: Options.text("bearer").pipe(
-    Options.withDescription("Sends Authorization: Bearer TOKEN (URL targets only)."),
-    Options.optional
-  ),
-  era: Options.choice("era", ["auto", "modern", "legacy"]).pipe(
-    Options.withDescription(
-      "Protocol era: modern = 2026-07-28 only, legacy = 2025-11-25 / 2025-06-18 / 2025-03-26 (initialize), auto = detect."
-    ),
-    Options.withDefault("auto" as const)
-  ),
-  oauth: Options.boolean("oauth").pipe(
-    Options.withDescription(
-      "Authorize with OAuth when the server asks (URL targets only): the authorization URL is printed on stderr, " +
-        "the browser's redirect comes back to a listener on 127.0.0.1, tokens are kept in the token file " +
-        "(--oauth-store) and refreshed. See also: presa-mcp login URL."
-    )
-  ),
-  oauthClientId: Options.text("oauth-client-id").pipe(
-    Options.withDescription(
-      "With --oauth: a client id registered at the authorization server (else dynamic registration)."
-    ),
-    Options.optional
-  ),
-  oauthClientSecret: Options.text("oauth-client-secret").pipe(
-    Options.withDescription("With --oauth-client-id: that client's secret, for a confidential client."),
-    Options.optional
-  ),
-  oauthStore: Options.text("oauth-store").pipe(
-    Options.withDescription(
-      "With --oauth: the token file (created with mode 0600). Default $PRESA_MCP_TOKEN_STORE, else ~/.presa-mcp-tokens.json."
-    ),
-    Options.optional
-  ),
-  timeout: Options.text("timeout").pipe(
-    Options.withDescription("Deadline of each request: seconds (30) or a duration (\"500 millis\"). Default 60."),
-    Options.optional
-  ),
-  json: Options.boolean("json").pipe(
-    Options.withDescription("Print one JSON document on stdout instead of text (listen: one per line).")
-  )
-}
+const targetOptions = TargetOptions.targetOptions
 
 interface Common extends Target.TargetOptions {
   readonly json: boolean
@@ -287,10 +235,20 @@ export const valueOptions: ReadonlySet<string> = new Set([
   "--context",
   "--log-level",
   "--completions",
-  "--port"
+  "--port",
+  // registry init's own (`--remote URL` is not the target)
+  "--name",
+  "--description",
+  "--env",
+  "--secret",
+  "--remote",
+  "--remote-header",
+  "--remote-variable",
+  "--package-json",
+  "--out"
 ])
 
-/** The subcommand names (for `Target.split`). @internal */
+/** The subcommand names (for `Target.split`), a subcommand of a group as `group sub`. @internal */
 export const names: ReadonlySet<string> = new Set([
   "info",
   "tools",
@@ -304,7 +262,8 @@ export const names: ReadonlySet<string> = new Set([
   "skills",
   "listen",
   "login",
-  "app"
+  "app",
+  "registry init"
 ])
 
 /** Runs a command's body against the target (see {@link session}); `make` binds it to the exit code. */

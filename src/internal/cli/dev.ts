@@ -9,8 +9,9 @@
  * How a restart goes: each change (debounced) starts a new generation and closes the child's
  * Scope (its stdin, then SIGTERM); the proxy sees its backend gone and reconnects it, which starts
  * the child again. Each generation is started once: a child that fails to start (a compile error)
- * or exits on its own waits for the next change, and meanwhile the proxy answers calls of its
- * tools with an `isError` result saying the backend is unavailable.
+ * or exits on its own waits for the next change, and meanwhile calls get an answer saying that the
+ * server file failed to start (or exited), its first error line, and that the next save restarts
+ * it (devFailure.ts; also before any good start, when the proxy has no definitions yet).
  *
  * @internal
  */
@@ -27,14 +28,16 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as McpClient from "../../McpClient.js"
-import * as McpProxy from "../../McpProxy.js"
+import type * as McpProxy from "../../McpProxy.js"
 import type * as McpServer from "../../McpServer.js"
 import * as InProcess from "../../transport/InProcess.js"
 import * as Stdio from "../../transport/Stdio.js"
 import * as StreamableHttp from "../../transport/StreamableHttp.js"
 import * as DevEntry from "../node/devEntry.js"
 import * as Watch from "../node/devWatch.js"
+import * as ProxyMake from "../proxy/make.js"
 import * as App from "./app.js"
+import * as DevFailure from "./devFailure.js"
 import { ExitCode, UsageError } from "./exitCode.js"
 import { CliIo, type Io } from "./io.js"
 import * as Values from "./values.js"
@@ -57,6 +60,8 @@ interface Child {
   readonly generation: SubscriptionRef.SubscriptionRef<number>
   readonly started: Ref.Ref<number>
   readonly scope: Ref.Ref<Option.Option<Scope.CloseableScope>>
+  /** Why it is down while `dev` waits for a save, and its output (what clients are told). */
+  readonly failure: DevFailure.Failure
 }
 
 /**
@@ -72,6 +77,7 @@ const connector = (io: Io, a: DevArgs, entry: DevEntry.Ready, child: Child): Mcp
       const started = yield* Ref.get(child.started)
       const generation = yield* SubscriptionRef.get(child.generation)
       if (generation <= started) {
+        yield* DevFailure.down(child.failure, "exit", "no error line in its output")
         yield* io.err(`presa-mcp dev: the server is not running; it restarts on the next change\n`)
       }
       const next = yield* child.generation.changes.pipe(
@@ -80,12 +86,13 @@ const connector = (io: Io, a: DevArgs, entry: DevEntry.Ready, child: Child): Mcp
         Effect.map(Option.getOrElse(() => started + 1))
       )
       yield* Ref.set(child.started, next)
+      yield* DevFailure.reset(child.failure)
       const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
       yield* Ref.set(child.scope, Option.some(scope))
       const client = yield* Stdio.spawn({
         command: entry.command,
         args: [...entry.loader, entry.file, "--stdio", ...a.serverArgs],
-        stderr: (line) => io.err(`[server] ${line}\n`),
+        stderr: (line) => Effect.zipRight(DevFailure.line(child.failure, line), io.err(`[server] ${line}\n`)),
         closeTimeout: "500 millis"
       }).pipe(
         Effect.flatMap((transport) =>
@@ -93,9 +100,12 @@ const connector = (io: Io, a: DevArgs, entry: DevEntry.Ready, child: Child): Mcp
         ),
         Scope.extend(scope),
         Effect.tapError((e) =>
-          io.err(
-            `presa-mcp dev: the server did not start: ${e.message}\n` +
-              `presa-mcp dev: calls get an error until the next change starts it\n`
+          Effect.zipRight(
+            DevFailure.down(child.failure, "start", e.message),
+            io.err(
+              `presa-mcp dev: the server did not start: ${e.message}\n` +
+                `presa-mcp dev: calls get an error until the next change starts it\n`
+            )
           )
         )
       )
@@ -160,7 +170,8 @@ const serve = (exit: Ref.Ref<number>, a: DevArgs): Effect.Effect<void, never, Cl
     const child: Child = {
       generation: yield* SubscriptionRef.make(0),
       started: yield* Ref.make(-1),
-      scope: yield* Ref.make(Option.none<Scope.CloseableScope>())
+      scope: yield* Ref.make(Option.none<Scope.CloseableScope>()),
+      failure: yield* DevFailure.make
     }
     const dirs = a.watch.length > 0 ? DevEntry.absolute(a.watch) : [entry.dir]
     yield* Watch.changes(dirs).pipe(
@@ -168,6 +179,8 @@ const serve = (exit: Ref.Ref<number>, a: DevArgs): Effect.Effect<void, never, Cl
       Stream.runForEach((file) =>
         Effect.gen(function*() {
           yield* io.err(`presa-mcp dev: ${DevEntry.relative(file)} changed, restarting\n`)
+          // restarting: the proxy's own answer ("try again later") holds until the new start fails
+          yield* DevFailure.reset(child.failure)
           yield* SubscriptionRef.update(child.generation, (g) => g + 1)
           const running = yield* Ref.getAndSet(child.scope, Option.none())
           if (Option.isSome(running)) yield* Scope.close(running.value, Exit.void)
@@ -175,10 +188,15 @@ const serve = (exit: Ref.Ref<number>, a: DevArgs): Effect.Effect<void, never, Cl
       ),
       Effect.forkScoped
     )
-    const server = yield* McpProxy.make([connector(io, a, entry, child)], {
+    const failed = DevFailure.middleware(
+      child.failure,
+      DevEntry.relative(entry.file),
+      DevEntry.shorten([entry.dir, DevEntry.cwd()])
+    )
+    const server = yield* ProxyMake.make([connector(io, a, entry, child)], {
       name: "presa-mcp-dev",
       pingInterval: "2 seconds"
-    })
+    }, [failed])
     const names = a.prefix === ""
       ? "tools and prompts under their own names"
       : `tools and prompts as ${a.prefix}_<name>`

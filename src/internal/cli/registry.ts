@@ -27,6 +27,7 @@ import { CliIo } from "./io.js"
 import * as Rules from "./registryRules.js"
 import * as ServerJson from "./registryServerJson.js"
 import * as Target from "./target.js"
+import * as TargetOptions from "./targetOptions.js"
 
 /** A failure that ends the command with its exit code and message. */
 interface Stop {
@@ -131,29 +132,8 @@ const repeated = (name: string, description: string) =>
   Options.text(name).pipe(Options.withDescription(description), Options.repeated)
 
 const initOptions = {
-  url: Options.text("url").pipe(
-    Options.withDescription(
-      "The server's Streamable HTTP endpoint to read its info from; or give its command line after --."
-    ),
-    Options.optional
-  ),
-  header: Options.text("header").pipe(
-    Options.withAlias("H"),
-    Options.withDescription("An HTTP header NAME:VALUE sent to the --url server (repeatable)."),
-    Options.repeated
-  ),
-  bearer: Options.text("bearer").pipe(
-    Options.withDescription("Sends Authorization: Bearer TOKEN to the --url server."),
-    Options.optional
-  ),
-  era: Options.choice("era", ["auto", "modern", "legacy"]).pipe(
-    Options.withDescription("Protocol era: modern = 2026-07-28, legacy = 2025-11-25 / 2025-06-18, auto = detect."),
-    Options.withDefault("auto" as const)
-  ),
-  timeout: Options.text("timeout").pipe(
-    Options.withDescription("Deadline of the connection: seconds or a duration. Default 60."),
-    Options.optional
-  ),
+  // the target's options as every command has them (the positional URL too), without OAuth
+  ...TargetOptions.connection,
   name: Options.text("name").pipe(
     Options.withDescription(
       "The registry name NAMESPACE/NAME, e.g. io.github.YOUR-GITHUB-NAME/weather. Default: mcpName of " +

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type * as JsonRpc from "../../JsonRpc.js"
+import * as JsonRpc from "../../JsonRpc.js"
 import type * as McpClient from "../../McpClient.js"
 import type * as McpSchema from "../../McpSchema.js"
 
@@ -47,12 +47,42 @@ export const info = (info: McpClient.Info): string => {
 
 const indent = (text: string): string => text.split("\n").map((line) => `  ${line}`).join("\n")
 
+/** The values listed of one argument's `enum` / `const`, at most. */
+const MAX_VALUES = 12
+
+/**
+ * The values an argument's schema allows, when it lists them: `enum`, `const`, or an `anyOf` /
+ * `oneOf` whose every branch does (a union of literals); `undefined` otherwise.
+ */
+const allowedValues = (p: unknown): ReadonlyArray<unknown> | undefined => {
+  if (!JsonRpc.isObject(p)) return undefined
+  if (Array.isArray(p.enum)) return p.enum
+  if ("const" in p) return [p.const]
+  const branches = Array.isArray(p.anyOf) ? p.anyOf : Array.isArray(p.oneOf) ? p.oneOf : undefined
+  if (branches === undefined || branches.length === 0) return undefined
+  const each = branches.map(allowedValues)
+  return each.every((v) => v !== undefined) ? each.flatMap((v) => v ?? []) : undefined
+}
+
+/** `"a" | "b" | 3`, the first {@link MAX_VALUES} values and how many more. */
+const valueList = (values: ReadonlyArray<unknown>): string => {
+  const shown = values.slice(0, MAX_VALUES).map((v) => compact(v)).join(" | ")
+  return values.length > MAX_VALUES ? `${shown} | … (${values.length} values)` : shown
+}
+
+/** `name: type` per argument (`?` when optional), with the values it allows: `mode: string ("a" | "b")`. */
 const schemaArguments = (schema: JsonRpc.JsonObject): string => {
   const properties = schema.properties
   if (properties === null || typeof properties !== "object" || Array.isArray(properties)) return ""
   const required = Array.isArray(schema.required) ? schema.required : []
   return Object.entries(properties).map(([name, p]) => {
-    const type = p !== null && typeof p === "object" && "type" in p ? String(p.type) : "any"
+    const declared = p !== null && typeof p === "object" && "type" in p ? String(p.type) : undefined
+    const values = allowedValues(p)
+    const type = values === undefined
+      ? declared ?? "any"
+      : declared === undefined
+      ? `(${valueList(values)})`
+      : `${declared} (${valueList(values)})`
     return `${name}: ${type}${required.includes(name) ? "" : "?"}`
   }).join(", ")
 }

@@ -40,8 +40,8 @@ export interface Split {
 /**
  * Splits `args` (without the runtime and script) at the first `--`: what follows is the stdio
  * server's command line, never parsed as our options (so `-- node server.js --help` starts that
- * server with `--help`). Without a `--`, the first positional argument after the subcommand that
- * is an http(s) URL (`presa-mcp tools http://…/mcp`, `presa-mcp call --json http://…/mcp add`)
+ * server with `--help`). Without a `--`, the first positional argument after the subcommand (one
+ * word, or two: `registry init` in `commands`) that is an http(s) URL (`presa-mcp tools http://…/mcp`, `presa-mcp call --json http://…/mcp add`)
  * is the target and becomes `--url URL`; positional means not the value of an option in
  * `valueOptions` (given as `--opt value`). So for `read` the server's URL comes before the
  * resource's.
@@ -56,16 +56,22 @@ export const split = (
   const at = args.indexOf("--")
   const before = at < 0 ? args : args.slice(0, at)
   const command = at < 0 ? [] : args.slice(at + 1)
-  const [name] = before
-  if (at >= 0 || name === undefined || !commands.has(name)) return { cliArgs: before, command, dashDash: at >= 0 }
-  for (let i = 1; i < before.length; i++) {
+  // the command's words: one (`tools`), or a command and its subcommand (`registry init`)
+  const words = commands.has(before.slice(0, 2).join(" ")) ? 2 : commands.has(before[0] ?? "") ? 1 : 0
+  if (at >= 0 || words === 0) return { cliArgs: before, command, dashDash: at >= 0 }
+  const name = before.slice(0, words)
+  for (let i = words; i < before.length; i++) {
     const arg = before[i] ?? ""
     if (arg.startsWith("-")) {
       if (valueOptions.has(arg)) i++ // its value is the next argument
       continue
     }
     if (URL_PATTERN.test(arg)) {
-      return { cliArgs: [name, "--url", arg, ...before.slice(1, i), ...before.slice(i + 1)], command, dashDash: false }
+      return {
+        cliArgs: [...name, "--url", arg, ...before.slice(words, i), ...before.slice(i + 1)],
+        command,
+        dashDash: false
+      }
     }
   }
   return { cliArgs: before, command, dashDash: false }

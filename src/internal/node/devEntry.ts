@@ -61,5 +61,20 @@ export const resolve = (file: string): Entry => {
 /** Absolute paths of the folders to watch. @internal */
 export const absolute = (dirs: ReadonlyArray<string>): ReadonlyArray<string> => dirs.map((d) => path.resolve(d))
 
+/** The working directory. @internal */
+export const cwd = (): string => process.cwd()
+
 /** `file` relative to the working directory (for messages). @internal */
 export const relative = (file: string): string => path.relative(process.cwd(), file)
+
+/**
+ * `text` with the absolute paths of `dirs` (and `file://` URLs of them) made relative to the
+ * working directory, as {@link relative} shows them (for messages). @internal
+ */
+export const shorten = (dirs: ReadonlyArray<string>) => (text: string): string =>
+  dirs.reduce((out, dir) => {
+    const rel = relative(dir)
+    const to = rel === "" ? "" : `${rel}${path.sep}`
+    const from = `${dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`}`
+    return out.split(pathToFileURL(from).href).join(to).split(from).join(to)
+  }, text)

@@ -17,45 +17,22 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as McpServer from "../../McpServer.js"
 import type * as Middleware from "../../Middleware.js"
 import type { RequestContextShape } from "../../RequestContext.js"
 import type * as Tool from "../../Tool.js"
+import * as AppMeta from "../appMeta.js"
 import { namespaceOf, type State } from "./backends.js"
 import { type AppTool, callBackend, type Item, type Link } from "./definitions.js"
 import * as Names from "./names.js"
 
-/** The extension's identifier (capability key under `extensions`). */
-export const EXTENSION_ID = "io.modelcontextprotocol/ui"
-
-const Visibility = Schema.Array(Schema.String)
-const UiMeta = Schema.Struct({
-  resourceUri: Schema.optional(Schema.String),
-  visibility: Schema.optional(Visibility)
-})
-const decodeUi = Schema.decodeUnknownEither(UiMeta)
-
-/** The caller declared MCP Apps (`extensions["io.modelcontextprotocol/ui"]`, either era). */
-export const declaresApps = (ctx: RequestContextShape): boolean =>
-  ctx.clientCapabilities.extensions?.[EXTENSION_ID] !== undefined
-
-interface Ui {
-  readonly resourceUri: string | undefined
-  readonly visibility: ReadonlyArray<string>
-}
-
-const uiOf = (meta: JsonRpc.JsonObject | undefined): Ui => {
-  const decoded = decodeUi(meta?.ui ?? {})
-  const ui = Either.getOrElse(decoded, () => ({ resourceUri: undefined, visibility: undefined }))
-  const flat = meta?.["ui/resourceUri"]
-  return {
-    resourceUri: ui.resourceUri ?? (typeof flat === "string" ? flat : undefined),
-    visibility: ui.visibility ?? ["model", "app"]
-  }
-}
+/**
+ * The caller renders views: it declared the extension with `text/html;profile=mcp-app` among its
+ * `mimeTypes` (either era; the library's one rule, internal/appMeta.ts, as `App.supportsViews`).
+ */
+export const declaresApps = (ctx: RequestContextShape): boolean => AppMeta.supportsViews(ctx.clientCapabilities)
 
 /** `_meta` with the view URIs in the proxy's form (`ui.resourceUri`, flat `ui/resourceUri`). */
 const rewriteMeta = (link: Link, meta: JsonRpc.JsonObject): JsonRpc.JsonObject => {
@@ -63,8 +40,8 @@ const rewriteMeta = (link: Link, meta: JsonRpc.JsonObject): JsonRpc.JsonObject =
   const out: Record<string, unknown> = { ...meta }
   const ui = meta.ui
   if (JsonRpc.isObject(ui) && typeof ui.resourceUri === "string") out.ui = { ...ui, resourceUri: map(ui.resourceUri) }
-  const flat = meta["ui/resourceUri"]
-  if (typeof flat === "string") out["ui/resourceUri"] = map(flat)
+  const flat = meta[AppMeta.LEGACY_RESOURCE_URI_KEY]
+  if (typeof flat === "string") out[AppMeta.LEGACY_RESOURCE_URI_KEY] = map(flat)
   return out
 }
 
@@ -77,15 +54,16 @@ export const withApps = (link: Link, tool: McpSchema.Tool, it: Item): Item => {
   if (it.definition._tag !== "tool") return it
   // the served definition's `_meta` (the backend's, or what a transformation made of it)
   const served = it.definition.def._meta
-  const ui = uiOf(served)
+  // the library's one reading of `_meta.ui`: a malformed one is visible to no one (internal/appMeta.ts)
+  const visibility = AppMeta.visibility(served)
   const meta = served === undefined ? undefined : rewriteMeta(link, served)
   const def: Tool.Tool = {
     ...it.definition.def,
     ...(meta === undefined ? {} : { _meta: meta }),
-    ...(ui.visibility.includes("model") ? {} : { visible: declaresApps })
+    ...(visibility.includes("model") ? {} : { visible: declaresApps })
   }
-  const app: AppTool | undefined = ui.visibility.includes("app")
-    ? { name: tool.name, view: ui.resourceUri !== undefined, alias: aliasOf(link, tool, meta ?? {}) }
+  const app: AppTool | undefined = visibility.includes("app")
+    ? { name: tool.name, view: AppMeta.resourceUri(served) !== undefined, alias: aliasOf(link, tool, meta ?? {}) }
     : undefined
   return { ...it, definition: { _tag: "tool", def }, app }
 }

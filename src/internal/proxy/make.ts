@@ -164,7 +164,8 @@ const makeServer = (
   backends: Ref.Ref<ReadonlyMap<string, BackendState>>,
   interest: Interest,
   aliases: Aliases,
-  options: Options
+  options: Options,
+  outer: ReadonlyArray<Middleware.Middleware>
 ): Effect.Effect<McpServer.McpServer, never, Scope.Scope> => {
   const {
     health: _health,
@@ -193,6 +194,7 @@ const makeServer = (
     listChanged: options.listChanged ?? true,
     subscribe: true,
     middleware: [
+      ...outer,
       unavailableWhileDown(backends),
       countInterest(interest),
       ambiguousViewTools(aliases),
@@ -344,9 +346,14 @@ const connectAll = (
     return { connected, failures }
   })
 
+/**
+ * `outer` (internal, not on `McpProxy.make`): middlewares that run before the proxy's own (which
+ * answer for a backend that is down): `presa-mcp dev` answers with why its server is down.
+ */
 export const make = (
   sources: ReadonlyArray<Source>,
-  options: Options = {}
+  options: Options = {},
+  outer: ReadonlyArray<Middleware.Middleware> = []
 ): Effect.Effect<McpServer.McpServer, ProxyError, Scope.Scope> =>
   Effect.gen(function*() {
     yield* checkPrefixes(sources)
@@ -377,7 +384,7 @@ export const make = (
       })
       const interest = yield* makeInterest
       const aliases = yield* makeAliases
-      const server = yield* makeServer(clients, backends, interest, aliases, options)
+      const server = yield* makeServer(clients, backends, interest, aliases, options, outer)
       const state = yield* makeState(server, backends, interest, limitsOf(options), health, aliases)
       const links: Array<Link> = []
       const initial = new Map<string, { readonly link: Link; readonly connection: Connection }>()

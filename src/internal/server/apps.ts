@@ -15,14 +15,7 @@ import type * as Resource from "../../Resource.js"
 import type * as Tool from "../../Tool.js"
 import * as UriTemplate from "../../UriTemplate.js"
 
-/** The extension identifier (spec: Client<>Server Capability Negotiation). */
-export const EXTENSION_ID = "io.modelcontextprotocol/ui"
-
-/** The MIME type of an HTML view (spec: UI Resource Format). */
-export const MIME_TYPE = "text/html;profile=mcp-app"
-
-/** The deprecated flat tool `_meta` key some hosts still read (spec: Resource Discovery). */
-export const LEGACY_RESOURCE_URI_KEY = "ui/resourceUri"
+export { EXTENSION_ID, LEGACY_RESOURCE_URI_KEY, MIME_TYPE } from "../appMeta.js"
 
 /** The scheme every view URI starts with. */
 export const SCHEME = "ui://"
