@@ -61,6 +61,11 @@ export interface HttpSession {
    * records an event on them or ends them: wakes a GET that follows one (`postStream.ts`).
    */
   readonly postEvents: PubSub.PubSub<string>
+  /**
+   * This session's POST streams that ended with their response, with when (ms), kept for replay:
+   * released once older than their retention (`postStream.ts`), the rest when the session ends.
+   */
+  readonly finishedPostStreams: Ref.Ref<ReadonlyArray<{ readonly name: string; readonly endedAt: number }>>
   readonly closed: Deferred.Deferred<void>
   /**
    * The session's scope, a child of the store's: its connection, its stream's PubSub, its

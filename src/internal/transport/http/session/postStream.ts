@@ -27,7 +27,8 @@ import { type HttpSession, type StoreState, touch } from "./model.js"
 
 /**
  * How long a finished POST stream stays replayable here after its response (unless the session
- * ends first): the event store's default `maxAge`, 10 minutes.
+ * ends first): the event store's default `maxAge`, 10 minutes. It is released when another of
+ * the session's streams ends after that, or when the session ends.
  */
 export const RETENTION: Duration.Duration = Duration.minutes(10)
 
@@ -80,7 +81,7 @@ const newKey = (): string => crypto.randomUUID().replaceAll("-", "")
  * at a time, in order. The stream is claimed in the store at its first message (a priming event
  * `<key>.<latest>` first when `primes`); a store failure is logged and the message is written
  * without an id (not resumable). When the request ends with its response on the stream, the
- * stream is released after {@link RETENTION} (or when the session ends); without one (cancelled,
+ * stream is kept for {@link RETENTION} (`finished`); without one (cancelled,
  * interrupted), at once: a GET following it ends.
  */
 export const recorder = (state: StoreState, session: HttpSession, primes: boolean): SseFraming => {
@@ -135,13 +136,35 @@ export const recorder = (state: StoreState, session: HttpSession, primes: boolea
     done: (replied) =>
       Effect.suspend(() => {
         if (resumable !== true) return Effect.void
-        const release = Effect.zipRight(state.events.release(name), PubSub.publish(session.postEvents, name))
         return replied
-          ? Effect.asVoid(Effect.forkIn(Effect.ensuring(Effect.sleep(RETENTION), release), session.scope))
-          : release
+          ? finished(state, session, name)
+          : Effect.zipRight(state.events.release(name), PubSub.publish(session.postEvents, name))
       })
   }
 }
+
+/**
+ * Keeps the POST stream `name`, ended with its response, for {@link RETENTION}; the session's
+ * streams that ended longer ago than that are released now.
+ */
+const finished = (state: StoreState, session: HttpSession, name: string): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const cutoff = now - Duration.toMillis(RETENTION)
+    return Effect.flatMap(
+      Ref.modify(session.finishedPostStreams, (streams) => {
+        const expired = streams.filter((s) => s.endedAt < cutoff)
+        return [expired, [...streams.filter((s) => s.endedAt >= cutoff), { name, endedAt: now }]] as const
+      }),
+      (expired) => Effect.forEach(expired, (s) => state.events.release(s.name), { discard: true })
+    )
+  })
+
+/** Releases the POST streams the session still keeps (its end). */
+export const releaseAll = (state: StoreState, session: HttpSession): Effect.Effect<void> =>
+  Effect.flatMap(
+    Ref.getAndSet(session.finishedPostStreams, []),
+    (streams) => Effect.forEach(streams, (s) => state.events.release(s.name), { discard: true })
+  )
 
 /** Where a GET following a POST stream is: the last id it sent, and when the stream last moved (ms). */
 interface Cursor {

@@ -131,6 +131,7 @@ const open = (
     const { base, session } = yield* makeSession(state, id, core)
     yield* Scope.addFinalizer(session.scope, PubSub.shutdown(session.live))
     yield* Scope.addFinalizer(session.scope, PubSub.shutdown(session.postEvents))
+    yield* Scope.addFinalizer(session.scope, PostStream.releaseAll(state, session))
     if (state.shared !== undefined) yield* listen(state, state.shared, session, base)
     yield* Ref.update(state.sessions, (m) => HashMap.set(m, session.id, session))
     yield* feed(state, session, base)
@@ -169,6 +170,7 @@ const makeSession = (
       openStreams: yield* Ref.make(0),
       live: yield* PubSub.unbounded<StreamEvent>(),
       postEvents: yield* PubSub.unbounded<string>(),
+      finishedPostStreams: yield* Ref.make<ReadonlyArray<{ readonly name: string; readonly endedAt: number }>>([]),
       takeover: yield* Ref.make(Option.none<Deferred.Deferred<void>>()),
       closed,
       scope,
