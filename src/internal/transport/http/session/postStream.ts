@@ -61,6 +61,7 @@ export type LastEventId =
   | { readonly _tag: "Post"; readonly key: string; readonly id: number }
   | { readonly _tag: "Unknown" }
 
+/** Reads a `Last-Event-ID` header value (absent: `Unknown`). */
 export const parseLastEventId = (raw: string | undefined): LastEventId => {
   if (raw === undefined) return { _tag: "Unknown" }
   if (/^\d{1,15}$/.test(raw)) return { _tag: "Standalone", id: Number(raw) }
@@ -86,26 +87,34 @@ const newKey = (): string => crypto.randomUUID().replaceAll("-", "")
  */
 export const recorder = (state: StoreState, session: HttpSession, primes: boolean): SseFraming => {
   const lock = Effect.unsafeMakeSemaphore(1)
-  const key = newKey()
-  const name = streamName(session.id, key)
+  // drawn when the stream opens (most legacy requests are answered with one JSON body)
+  let key = ""
+  let name = ""
   // undefined: not opened yet; false: the store failed, the stream goes on without ids
   let resumable: boolean | undefined
   const open = (writeFrames: (frames: string) => Effect.Effect<void>) =>
-    Effect.matchEffect(state.events.claim(name), {
-      onFailure: (e) =>
-        Effect.zipRight(
-          Effect.logWarning(
-            `Streamable HTTP: session ${session.id} request stream not recorded for resumption: ${e.message}`
+    Effect.matchEffect(
+      Effect.suspend(() => {
+        key = newKey()
+        name = streamName(session.id, key)
+        return state.events.claim(name)
+      }),
+      {
+        onFailure: (e) =>
+          Effect.zipRight(
+            Effect.logWarning(
+              `Streamable HTTP: session ${session.id} request stream not recorded for resumption: ${e.message}`
+            ),
+            Effect.sync(() => {
+              resumable = false
+            })
           ),
-          Effect.sync(() => {
-            resumable = false
-          })
-        ),
-      onSuccess: (latest) => {
-        resumable = true
-        return primes ? writeFrames(Http.ssePriming(eventId(key, latest))) : Effect.void
+        onSuccess: (latest) => {
+          resumable = true
+          return primes ? writeFrames(Http.ssePriming(eventId(key, latest))) : Effect.void
+        }
       }
-    })
+    )
   const record = (message: JsonRpc.Message, text: string, writeFrames: (frames: string) => Effect.Effect<void>) =>
     Effect.flatMap(Effect.either(state.events.append(name, message)), (appended) => {
       if (Either.isLeft(appended)) {
