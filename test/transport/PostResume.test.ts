@@ -8,7 +8,8 @@
  * cancels it after a few events; a GET with the last id read gets the missed events, then (the
  * gates opened) the rest live, then the response, and the GET response ends: every event once,
  * in order. A 2025-06-18 session gets no priming event (its events still carry ids). An id this
- * server did not issue for the session replays nothing and is no error. Our `McpClient` and the
+ * server did not issue for the session replays nothing and is no error. A GET following a stream
+ * ends when its request is cancelled (no response will come) or its session is deleted. Our `McpClient` and the
  * official SDK v1 client complete a call whose POST connection a TCP proxy cuts.
  * Every wait is bounded.
  */
@@ -141,6 +142,50 @@ describe("a legacy request's POST stream resumed with a GET (one instance)", () 
         "progress 5",
         "result staged"
       ])
+    }))
+})
+
+describe("a GET following a POST stream ends when the stream cannot finish", () => {
+  it.scopedLive("the request is cancelled (no response will come): the GET ends, with what was recorded and no response", () =>
+    Effect.gen(function*() {
+      const { server } = yield* makeServer()
+      const { url } = yield* StreamableHttp.serve(server)
+      const session = yield* openSession(url, "2025-11-25")
+      const posted = yield* callStages(url, "2025-11-25", session, 11)
+      const [priming] = yield* read(posted, 1)
+      yield* posted.cancel()
+      const following = yield* resume(url, "2025-11-25", session, priming?.id ?? "")
+      expect((yield* read(following, 3)).map(describeEvent)).toEqual(["progress 1", "progress 2", "progress 3"])
+      yield* run("cancel", () =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-11-25",
+            "mcp-session-id": session
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 11 } })
+        }).then((r) => r.text()))
+      expect(yield* following.rest()).toEqual([])
+    }))
+
+  it.scopedLive("the session is terminated (DELETE): the GET ends", () =>
+    Effect.gen(function*() {
+      const { server } = yield* makeServer()
+      const { url } = yield* StreamableHttp.serve(server)
+      const session = yield* openSession(url, "2025-11-25")
+      const posted = yield* callStages(url, "2025-11-25", session, 12)
+      const [priming] = yield* read(posted, 1)
+      const following = yield* resume(url, "2025-11-25", session, priming?.id ?? "")
+      expect((yield* read(following, 3)).map(describeEvent)).toEqual(["progress 1", "progress 2", "progress 3"])
+      const deleted = yield* run("DELETE", () =>
+        fetch(url, { method: "DELETE", headers: { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" } })
+          .then((r) =>
+            r.status
+          ))
+      expect(deleted).toBe(204)
+      expect(yield* following.rest()).toEqual([])
     }))
 })
 
