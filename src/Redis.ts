@@ -13,8 +13,9 @@
  *   session may reach any instance; the client's answers to server→client requests and its
  *   cancellations reach the instance running the request, state changes reach the instance holding
  *   the session's GET stream (pub/sub).
- * - {@link layerEventStore}: the events of legacy sessions' GET streams (and of their requests' SSE streams) in Redis Streams, so a
- *   stream resumed with `Last-Event-ID` on any instance replays what the client missed.
+ * - {@link layerEventStore}: the events of legacy sessions' GET streams (and of their requests'
+ *   SSE streams) in Redis Streams, so a stream resumed with `Last-Event-ID` on any instance
+ *   replays what the client missed.
  * - {@link layerHealth}: the `redis` check of a health endpoint.
  * - {@link layer}: all of them, over one {@link layerConnection}.
  *
