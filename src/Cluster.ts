@@ -201,7 +201,8 @@ export interface StoredEvent {
  * - `events`: the events of the stream after that id that are still kept, in order;
  * - `latest`: the stream's latest event id (0: none yet);
  * - `known`: whether the stream issued that id (`false`: it is ahead of the stream, or from before
- *   its start, e.g. another instance's in-memory store; `events` is then empty);
+ *   its start, e.g. another instance's in-memory store, or the stream was never claimed nor
+ *   appended to, was released or expired; `events` is then empty);
  * - `gap`: events after that id were dropped by the bounds (count or age) before the client came
  *   back: `events` starts later than the id after it.
  *
@@ -218,8 +219,10 @@ export interface Replay {
 /**
  * Where the events of resumable streams are kept (MCP 2025-11-25, Basic, Transports,
  * "Resumability and Redelivery": event ids are assigned per stream, and `Last-Event-ID` replays
- * only the events of the stream that issued it). A stream is named by the transport (a legacy
- * session's GET stream: `get:<session id>`).
+ * only the events of the stream that issued it). A stream is named by the transport: a legacy
+ * session's GET stream `get:<session id>`, the SSE stream of one of its POSTed requests
+ * `post:<session id>:<key>` (since 0.3.0; `key` is drawn per request, and the stream's SSE ids
+ * are `<key>.<id>`).
  *
  * - `append(stream, message)`: records a message and gives its event (the stream's next id).
  *   A stream has one writer at a time: `None` when another instance claimed the stream (its
@@ -227,8 +230,9 @@ export interface Replay {
  * - `claim(stream)`: this instance becomes the stream's writer (the instance serving the stream
  *   now); the stream's latest event id (0: none yet).
  * - `replayAfter(stream, id)`: see {@link Replay}.
- * - `release(stream)`: this instance no longer needs the stream (its session ended here); a store
- *   shared by several instances keeps it for the others until it expires.
+ * - `release(stream)`: this instance no longer needs the stream (its session ended here; a
+ *   request's stream ended without its response, or its retention after the response passed); a
+ *   store shared by several instances keeps it for the others until it expires.
  *
  * Bounds: each stream keeps at most `maxEvents` events (the oldest go first) and none older than
  * `maxAge`. Every operation fails with {@link EventStoreError} rather than wait on an absent

@@ -13,8 +13,9 @@
  *   session may reach any instance; the client's answers to server→client requests and its
  *   cancellations reach the instance running the request, state changes reach the instance holding
  *   the session's GET stream (pub/sub).
- * - {@link layerEventStore}: the events of legacy sessions' GET streams in Redis Streams, so a
- *   stream resumed with `Last-Event-ID` on any instance replays what the client missed.
+ * - {@link layerEventStore}: the events of legacy sessions' GET streams (and of their requests'
+ *   SSE streams) in Redis Streams, so a stream resumed with `Last-Event-ID` on any instance
+ *   replays what the client missed.
  * - {@link layerHealth}: the `redis` check of a health endpoint.
  * - {@link layer}: all of them, over one {@link layerConnection}.
  *
@@ -246,7 +247,8 @@ export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisCo
 
 /**
  * A {@link Cluster.EventStore} on Redis Streams: the events of each resumable stream (a legacy
- * session's GET stream) are the stream key `<prefix>:events:<stream>` (XADD; replayed with
+ * session's GET stream, `get:<session id>`; one of its requests' SSE streams,
+ * `post:<session id>:<key>`) are the stream key `<prefix>:events:<stream>` (XADD; replayed with
  * XRANGE), numbered by the counter `<prefix>:events:<stream>:n`, so an id issued on one instance
  * is understood on every other.
  *
@@ -255,7 +257,8 @@ export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisCo
  *   `MINID` trimming on each append, and older entries are not replayed). A stream's keys expire a
  *   day (or `maxAge`, if longer) after its last append or claim.
  * - One writer per stream, `<prefix>:events:<stream>:writer`: the instance that last opened the
- *   session's GET stream (or, before any, the first to record). Every instance holding the session
+ *   session's GET stream (or, before any, the first to record); for a request's stream, the
+ *   instance running the request. Every instance holding the session
  *   sees the same notifications; only the writer records them, so each is recorded once. Each
  *   instance refreshes `<prefix>:events:alive:<instanceId>` every `heartbeat`; when a writer's key
  *   expired (five heartbeats: it stopped), the next instance holding the session to record becomes

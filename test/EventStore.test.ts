@@ -45,7 +45,13 @@ describe("in-memory event store", () => {
       expect(yield* store.replayAfter("s", 6)).toEqual({ events: [], latest: 5, known: false, gap: false })
       expect(yield* store.replayAfter("s", 5)).toEqual({ events: [], latest: 5, known: true, gap: false })
       yield* store.release("s")
+      // released: unknown (a lookup does not bring it back), until claimed again
+      expect(yield* store.replayAfter("s", 0)).toEqual({ events: [], latest: 0, known: false, gap: false })
+      expect(yield* store.replayAfter("s", 0)).toEqual({ events: [], latest: 0, known: false, gap: false })
       expect(yield* store.claim("s")).toBe(0)
+      expect(yield* store.replayAfter("s", 0)).toEqual({ events: [], latest: 0, known: true, gap: false })
+      // a stream never claimed nor appended to: unknown, even for id 0
+      expect(yield* store.replayAfter("never", 0)).toEqual({ events: [], latest: 0, known: false, gap: false })
     }))
 
   it.effect("bounded by age: an event older than maxAge is not replayed", () =>
@@ -115,6 +121,10 @@ describe("Redis event store (real redis-server)", () => {
       }
       expect(yield* a.replayAfter("get:s", 7)).toEqual({ events: [], latest: 5, known: false, gap: false })
       expect(ids(yield* b.replayAfter("get:s", 4))).toEqual([5])
+      // a stream never claimed nor appended to: unknown, even for id 0; claimed, it is known
+      expect(yield* b.replayAfter("post:s:k", 0)).toEqual({ events: [], latest: 0, known: false, gap: false })
+      expect(yield* a.claim("post:s:k")).toBe(0)
+      expect(yield* b.replayAfter("post:s:k", 0)).toEqual({ events: [], latest: 0, known: true, gap: false })
       // another stream: its own numbering, its first recorder is its writer
       yield* appendAll(a, "get:t", [1])
       expect(Option.isNone(yield* b.append("get:t", note(2)))).toBe(true)

@@ -45,6 +45,9 @@ export const replayOf = (
   return { events: later, latest, known, gap: next === undefined ? after < latest : next.id > after + 1 }
 }
 
+/** What `replayAfter` finds for a stream never claimed nor appended to (or released, or expired). */
+export const unknownStream: Cluster.Replay = { events: [], latest: 0, known: false, gap: false }
+
 export const makeMemory = (
   options: Cluster.EventStoreOptions & { readonly randomStart?: boolean | undefined }
 ): Effect.Effect<Cluster.EventStoreShape> =>
@@ -77,7 +80,9 @@ export const makeMemory = (
       claim: (stream) => Effect.sync(() => logOf(stream).nextId - 1),
       replayAfter: (stream, after) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
-          const log = logOf(stream)
+          // a stream never claimed nor appended to is not created by a lookup
+          const log = logs.get(stream)
+          if (log === undefined) return unknownStream
           const events = log.events.filter(fresh(now)).map(({ id, message }) => ({ id, message }))
           return replayOf(events, log.firstId, log.nextId - 1, after)
         }),

@@ -35,7 +35,10 @@
  * log) *before* its result and the client accepts `text/event-stream`: the response then becomes
  * an SSE stream (`event: message`, `X-Accel-Buffering: no`, `: ping` keep-alives) ending with the
  * final response. A request cancelled by `notifications/cancelled` gets `204` (or its SSE stream
- * just ends). POST response streams carry no event ids (no resumption of request streams).
+ * just ends). A legacy request's SSE stream is resumable (since 0.3.0): a priming event first
+ * (2025-11-25 sessions), event ids `<key>.<n>` naming the stream, every message recorded in the
+ * `Cluster.EventStore`; a GET with such a `Last-Event-ID` replays what followed it, then the rest
+ * of that stream up to its response, and ends. 2026-07-28 streams carry no event ids.
  * Refusals carry an id-less JSON-RPC error body (-32600 unless stated). No CORS headers are added:
  * for browser clients put a CORS middleware in front (MCP 2026-07-28, Transports, "Streamable HTTP" lists the headers).
  *
@@ -130,9 +133,10 @@ export interface ServerOptions {
    */
   readonly sessionIdleTimeout?: Duration.DurationInput | undefined
   /**
-   * Standalone-stream events kept per legacy session for `Last-Event-ID` replay by the default
-   * in-memory event store, default 100 (none older than 10 minutes). A `Cluster.EventStore` in the
-   * context (e.g. `Redis.layerEventStore`) replaces it, with its own bounds.
+   * Events kept per stream (a legacy session's standalone stream, each of its requests' SSE
+   * streams) for `Last-Event-ID` replay by the default in-memory event store, default 100 (none
+   * older than 10 minutes). A `Cluster.EventStore` in the context (e.g. `Redis.layerEventStore`)
+   * replaces it, with its own bounds.
    */
   readonly replayBufferSize?: number | undefined
   /** Interval of the `: ping` comments on open SSE responses, default 15 seconds. */

@@ -190,7 +190,10 @@ describe("cancellation behind the in-flight bound (issue 34, point 2)", () => {
         }
         await readUntil("the roots/list request", () => sse.includes("roots/list"))
         const events = () =>
-          sse.split("\n").filter((l) => l.startsWith("data: ")).map((l): unknown => JSON.parse(l.slice(6)))
+          // the priming event (an id, empty data) carries no message
+          sse.split("\n").filter((l) => l.startsWith("data: ") && l.length > 6).map((l): unknown =>
+            JSON.parse(l.slice(6))
+          )
         const rootsRequest = events().find((m) => isObject(m) && m.method === "roots/list")
         if (!isObject(rootsRequest)) throw new Error("no roots/list request")
 

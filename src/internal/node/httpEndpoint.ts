@@ -25,6 +25,7 @@ import {
   internalError,
   isSent,
   JSON_TYPE_HEADER,
+  plainFraming,
   sent,
   SSE_RESPONSE_HEADERS
 } from "../transport/http/responses.js"
@@ -185,7 +186,9 @@ const exchange = (response: NodeHttp.ServerResponse, args: ExchangeArgs): Effect
       phase = 2
       stopPing()
     }
-    const event = (text: string): Effect.Effect<void> => {
+    const framing = args.framing ?? plainFraming
+    let replied = false
+    const frames = (text: string): Effect.Effect<void> => {
       if (phase === 2 || !isOpen(response)) return Effect.void
       if (phase === 0) {
         phase = 1
@@ -196,18 +199,35 @@ const exchange = (response: NodeHttp.ServerResponse, args: ExchangeArgs): Effect
         ping.unref()
         response.once("close", stopPing)
       }
-      return response.write(Http.sseEvent(text)) ? Effect.void : drained(response)
+      return response.write(text) ? Effect.void : drained(response)
     }
+    const last = (text: string): Effect.Effect<void> =>
+      Effect.sync(() => {
+        if (phase === 1 && isOpen(response)) response.end(text)
+      })
+    // a message was written (or recorded) before the reply: the reply goes on the SSE stream
+    let streaming = false
     const outlet: Connection.Outlet = {
       reply: (reply, text) =>
-        Effect.sync(() => {
-          if (phase === 0) writeJson(response, args.status(reply), text, reply.headers)
-          else if (phase === 1 && isOpen(response)) response.end(Http.sseEvent(text))
-          end()
-        }),
+        streaming
+          ? Effect.zipRight(
+            framing.write(reply.message, text, last),
+            Effect.sync(() => {
+              replied = true
+              end()
+            })
+          )
+          : Effect.sync(() => {
+            if (phase === 0) writeJson(response, args.status(reply), text, reply.headers)
+            end()
+          }),
       send: args.sse
         ? (message) =>
-          Effect.flatMap(Connection.encodeOutgoing(message), (text) => text === undefined ? Effect.void : event(text))
+          Effect.flatMap(Connection.encodeOutgoing(message), (text) => {
+            if (text === undefined) return Effect.void
+            streaming = true
+            return framing.write(message, text, frames)
+          })
         : undefined,
       done: (exit) => {
         const failed = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)
@@ -227,9 +247,12 @@ const exchange = (response: NodeHttp.ServerResponse, args: ExchangeArgs): Effect
           finished = true
           settle?.()
         })
+        const ended = Effect.suspend(() => streaming ? framing.done(replied) : Effect.void)
         return failed
-          ? Effect.zipRight(Effect.logError("Streamable HTTP: request failed with a defect", exit.cause), close)
-          : close
+          ? Effect.zipRight(Effect.logError("Streamable HTTP: request failed with a defect", exit.cause), close).pipe(
+            Effect.zipRight(ended)
+          )
+          : Effect.zipRight(close, ended)
       },
       inline: args.runsInline
     }

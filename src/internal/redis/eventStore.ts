@@ -15,7 +15,7 @@ import * as Cluster from "../../Cluster.js"
 import type { RedisError } from "../../Errors.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import type { RedisConnectionShape } from "../../Redis.js"
-import { bounds, replayOf } from "../eventStore.js"
+import { bounds, replayOf, unknownStream } from "../eventStore.js"
 import * as Envelope from "./envelope.js"
 
 /** The least time a stream's keys live after its last append or claim: a day (ms). */
@@ -45,12 +45,16 @@ return n
 /** KEYS: stream, counter, writer. ARGV: instance, key ttl ms. The latest id. */
 const CLAIM = `
 redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], '0', 'NX', 'PX', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return tonumber(redis.call('GET', KEYS[2]) or '0')
 `
 
-/** KEYS: stream, counter. ARGV: maxAge ms ('' none). {latest id, entries not older than maxAge}. */
+/**
+ * KEYS: stream, counter. ARGV: maxAge ms ('' none). {latest id (-1: the stream was never claimed
+ * nor appended to, or expired), entries not older than maxAge}.
+ */
 const REPLAY = `
 local start = '-'
 if ARGV[1] ~= '' then
@@ -58,7 +62,7 @@ if ARGV[1] ~= '' then
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   start = string.format('%d', now - tonumber(ARGV[1]))
 end
-return {tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('XRANGE', KEYS[1], start, '+')}
+return {tonumber(redis.call('GET', KEYS[2]) or '-1'), redis.call('XRANGE', KEYS[1], start, '+')}
 `
 
 /** What an entry's `e` field holds (besides the deployment stamp): the message as its JSON value. */
@@ -162,6 +166,7 @@ export const make = (
               )
             }
             const [latest, entries] = decoded.right
+            if (latest < 0) return Effect.succeed(unknownStream)
             return Effect.map(
               Effect.forEach(entries, toEvent),
               (events) => replayOf(events.flatMap(Option.toArray), 1, latest, after)

@@ -214,16 +214,25 @@ const legacyPost = <R>(
       ...incoming,
       peer: { ...incoming.peer, transport: "tcp", sessionId: found.session.id }
     }
-    return http.exchange({
-      id: request.id,
-      sse: sseOk,
-      keepAlive: state.keepAlive,
-      status: sessionStatus,
-      start: (outlet) => connection.receive(inSession, outlet),
-      runsInline: false
-    })
+    const session = found.session
+    // The POST's SSE stream is recorded for resumption (`session/postStream.ts`); a 2025-11-25
+    // client gets a priming event first (a 2025-06-18 one does not expect empty data).
+    return Effect.flatMap(Ref.get(session.core.state), (current) =>
+      http.exchange({
+        id: request.id,
+        sse: sseOk,
+        keepAlive: state.keepAlive,
+        status: sessionStatus,
+        start: (outlet) => connection.receive(inSession, outlet),
+        runsInline: false,
+        framing: sseOk ? state.store.postStream(session, primes(current?.protocolVersion)) : undefined
+      }))
   })
 }
+
+/** Does a POST stream of a session at this version open with a priming event (MCP 2025-11-25 on)? */
+const primes = (version: McpSchema.ProtocolVersion | undefined): boolean =>
+  version !== undefined && version !== "2025-06-18"
 
 /**
  * The client of one POST as spans and metrics record it (semantic-conventions-genai,

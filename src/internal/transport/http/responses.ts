@@ -95,6 +95,29 @@ interface Outcome {
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
+/**
+ * How one request's SSE stream is framed (MCP 2025-11-25, Basic, Transports, "Sending Messages to
+ * the Server", "Resumability and Redelivery"): `write` turns one message of the stream (`text`:
+ * its JSON) into SSE frames and hands them to `writeFrames`, one message at a time and in order
+ * (a resumable stream records the message first and gives its frame an event id; its first
+ * message is preceded by a priming event). `done` says the request ended: `replied`, its response
+ * was written on the stream.
+ */
+export interface SseFraming {
+  readonly write: (
+    message: JsonRpc.Message,
+    text: string,
+    writeFrames: (frames: string) => Effect.Effect<void>
+  ) => Effect.Effect<void>
+  readonly done: (replied: boolean) => Effect.Effect<void>
+}
+
+/** Frames without ids: a stream that is not resumable (2026-07-28 requests). */
+export const plainFraming: SseFraming = {
+  write: (_, text, writeFrames) => writeFrames(Http.sseEvent(text)),
+  done: () => Effect.void
+}
+
 /** One request's exchange: how it starts and how its reply maps to an HTTP status. */
 export interface ExchangeArgs {
   readonly id: JsonRpc.RequestId
@@ -112,6 +135,8 @@ export interface ExchangeArgs {
    * in its connection's fiber (a legacy session: a disconnect is not a cancellation).
    */
   readonly runsInline: boolean
+  /** How its SSE stream is framed; default {@link plainFraming}. */
+  readonly framing?: SseFraming | undefined
 }
 
 /** The `Content-Type` of a JSON body, as a header record built once. */
@@ -127,17 +152,33 @@ export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = { ...SSE_H
  */
 export const exchange = (args: ExchangeArgs): Effect.Effect<Answer, never, Scope.Scope> =>
   Effect.gen(function*() {
+    const framing = args.framing ?? plainFraming
+    // SSE frames; a message before the reply makes the response an SSE stream
     const mailbox = yield* Mailbox.make<string>(OUTBOX_CAPACITY)
     const outcome = yield* Deferred.make<Option.Option<Outcome>>()
+    const offer = (frames: string) => Effect.asVoid(mailbox.offer(frames))
+    let streaming = false
+    let replied = false
     yield* Effect.addFinalizer(() => mailbox.shutdown)
     const outlet: Connection.Outlet = {
       reply: (reply, text) =>
-        Deferred.succeed(outcome, Option.some({ status: args.status(reply), text, headers: reply.headers })),
+        streaming
+          ? Effect.zipRight(
+            framing.write(reply.message, text, offer),
+            Effect.sync(() => {
+              replied = true
+            })
+          ).pipe(Effect.zipRight(Deferred.succeed(outcome, Option.none())))
+          : Deferred.succeed(outcome, Option.some({ status: args.status(reply), text, headers: reply.headers })),
       send: args.sse
         ? (message) =>
           Effect.flatMap(
             Connection.encodeOutgoing(message),
-            (text) => text === undefined ? Effect.void : Effect.asVoid(mailbox.offer(text))
+            (text) => {
+              if (text === undefined) return Effect.void
+              streaming = true
+              return framing.write(message, text, offer)
+            }
           )
         : undefined,
       done: (exit) =>
@@ -148,7 +189,7 @@ export const exchange = (args: ExchangeArgs): Effect.Effect<Answer, never, Scope
               Deferred.succeed(outcome, Option.some(internalError(args.id)))
             )
             : Deferred.succeed(outcome, Option.none()),
-          mailbox.end
+          Effect.zipRight(mailbox.end, Effect.suspend(() => streaming ? framing.done(replied) : Effect.void))
         ),
       inline: args.runsInline
     }
@@ -161,11 +202,11 @@ export const exchange = (args: ExchangeArgs): Effect.Effect<Answer, never, Scope
         onSome: ({ headers, status, text }) => jsonText(status, text, headers)
       })
     }
-    const final = Effect.map(Deferred.await(outcome), Option.map((o) => o.text))
+    // the reply (when not written through the mailbox) or a defect's error
+    const final = Effect.map(Deferred.await(outcome), Option.map((o) => Http.sseEvent(o.text)))
     return sse(
       Stream.concat(Stream.succeed(first.value), Mailbox.toStream(mailbox)).pipe(
-        Stream.concat(Stream.fromEffect(final).pipe(Stream.filterMap((o) => o))),
-        Stream.map((data) => Http.sseEvent(data))
+        Stream.concat(Stream.fromEffect(final).pipe(Stream.filterMap((o) => o)))
       ),
       args.keepAlive
     )

@@ -26,6 +26,7 @@ import type * as Dispatch from "../../server/dispatch.js"
 import * as HeaderRules from "../../server/headerAgreement.js"
 import { post } from "./post.js"
 import { ALLOW, type Answer, empty, exchange, isSent, refuse, sse } from "./responses.js"
+import * as PostStream from "./session/postStream.js"
 import * as Sessions from "./session/store.js"
 import { type EndpointRequest, type HandlerState, sessionOf } from "./state.js"
 import * as Http from "./wire.js"
@@ -221,12 +222,12 @@ const authorize = <R>(
     }
   )
 
-const lastEventIdOf = (headers: EndpointRequest["headers"]): number | undefined => {
-  const raw = HeaderRules.getHeader(headers, HeaderRules.Header.lastEventId)
-  return raw !== undefined && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined
-}
-
-/** GET: the legacy session's standalone SSE stream ("Listening for Messages from the Server"). */
+/**
+ * GET: the legacy session's standalone SSE stream ("Listening for Messages from the Server"), or,
+ * with the `Last-Event-ID` of a request's POST stream, that stream's continuation ("Resumability
+ * and Redelivery": `session/postStream.ts`). A `Last-Event-ID` this server cannot have issued
+ * replays nothing: the standalone stream opens.
+ */
 const get = <R>(state: HandlerState, request: EndpointRequest<R>) =>
   Effect.gen(function*() {
     const found = yield* sessionOf(state, request.headers)
@@ -237,8 +238,10 @@ const get = <R>(state: HandlerState, request: EndpointRequest<R>) =>
     if (!Http.accepts(Http.parseAccept(Http.header(request.headers, "accept")), Http.SSE_TYPE)) {
       return refuse(406, "Not Acceptable: Accept must include text/event-stream")
     }
+    const last = PostStream.parseLastEventId(HeaderRules.getHeader(request.headers, HeaderRules.Header.lastEventId))
+    if (last._tag === "Post") return sse(state.store.follow(found.session, last.key, last.id), state.keepAlive)
     return sse(
-      state.store.stream(found.session, lastEventIdOf(request.headers)).pipe(
+      state.store.stream(found.session, last._tag === "Standalone" ? last.id : undefined).pipe(
         Stream.map((item) =>
           item._tag === "Priming"
             ? Http.ssePriming(item.id)

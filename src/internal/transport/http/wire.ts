@@ -160,6 +160,9 @@ export const sseEvent = (data: string, id?: number | string): string =>
 /** A priming event: an id and empty data (sets the client's Last-Event-ID, dispatches nothing useful). */
 export const ssePriming = (id: number | string): string => `id: ${id}\ndata: \n\n`
 
+/** A `retry` field alone: the client waits this many milliseconds before it reconnects (dispatches no event). */
+export const sseRetry = (millis: number): string => `retry: ${Math.max(0, Math.floor(millis))}\n\n`
+
 /** A keep-alive comment. */
 export const ssePing = ": ping\n\n"
 

@@ -5,6 +5,7 @@
  *
  * - `store.ts`: `makeStore`, opening sessions (`initialize`, or a replica of another instance's);
  * - `stream.ts`: the standalone GET stream (its events recorded in a `Cluster.EventStore` for `Last-Event-ID`);
+ * - `postStream.ts`: a request's POST SSE stream, recorded there too, and its continuation on a GET;
  * - `replica.ts`: a session shared through a `Cluster.SessionStore` (state read and written back);
  * - `signals.ts`: what other instances signal about a session (`State`, `Message`, `Closed`);
  * - `sweep.ts`: every way a session ends (DELETE, idle, eviction, no handshake, the store's end).
@@ -24,6 +25,7 @@ import type * as JsonRpc from "../../../../JsonRpc.js"
 import type * as Connection from "../../../server/connection.js"
 import type * as Server from "../../../server/dispatch.js"
 import type { SessionState } from "../../../server/model.js"
+import type { SseFraming } from "../responses.js"
 
 /**
  * A message on a session's standalone stream, with its event id (from the `Cluster.EventStore`;
@@ -54,6 +56,16 @@ export interface HttpSession {
   readonly openStreams: Ref.Ref<number>
   readonly live: PubSub.PubSub<StreamEvent>
   readonly takeover: Ref.Ref<Option.Option<Deferred.Deferred<void>>>
+  /**
+   * The names (in the `Cluster.EventStore`) of this session's POST streams as this instance
+   * records an event on them or ends them: wakes a GET that follows one (`postStream.ts`).
+   */
+  readonly postEvents: PubSub.PubSub<string>
+  /**
+   * This session's POST streams that ended with their response, with when (ms), kept for replay:
+   * released once older than their retention (`postStream.ts`), the rest when the session ends.
+   */
+  readonly finishedPostStreams: Ref.Ref<ReadonlyArray<{ readonly name: string; readonly endedAt: number }>>
   readonly closed: Deferred.Deferred<void>
   /**
    * The session's scope, a child of the store's: its connection, its stream's PubSub, its
@@ -114,6 +126,17 @@ export interface SessionStore {
    * one stream). With `lastEventId`, buffered events after it are replayed first.
    */
   readonly stream: (session: HttpSession, lastEventId: number | undefined) => Stream.Stream<StreamItem>
+  /**
+   * How a request's POST SSE stream in this session is written: each message recorded in the
+   * event store with an id naming the stream (`postStream.ts`); `primes`: the stream opens with a
+   * priming event (2025-11-25).
+   */
+  readonly postStream: (session: HttpSession, primes: boolean) => SseFraming
+  /**
+   * The continuation of a POST stream on a GET (`Last-Event-ID` of that stream): the SSE frames
+   * recorded after `after`, then the rest of the stream as it is recorded, up to its response.
+   */
+  readonly follow: (session: HttpSession, key: string, after: number) => Stream.Stream<string>
 }
 
 /** What the store's module functions share, built once by `makeStore`. */

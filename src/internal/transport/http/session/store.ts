@@ -33,6 +33,7 @@ import {
   touch,
   type Unavailable
 } from "./model.js"
+import * as PostStream from "./postStream.js"
 import { getShared, keepStreamsAlive, sharedConnection, sync, toSnapshot } from "./replica.js"
 import { listen } from "./signals.js"
 import { feed, publish, stream } from "./stream.js"
@@ -70,7 +71,9 @@ export const makeStore = (options: StoreOptions): Effect.Effect<SessionStore, ne
       close: (id) => close(state, id),
       all: Effect.map(Ref.get(state.sessions), (m) => Array.from(HashMap.values(m))),
       publish: (session, message) => publish(state, session, message),
-      stream: (session, lastEventId) => stream(state, session, lastEventId)
+      stream: (session, lastEventId) => stream(state, session, lastEventId),
+      postStream: (session, primes) => PostStream.recorder(state, session, primes),
+      follow: (session, key, after) => PostStream.follow(state, session, key, after)
     }
   })
 
@@ -127,6 +130,8 @@ const open = (
     }
     const { base, session } = yield* makeSession(state, id, core)
     yield* Scope.addFinalizer(session.scope, PubSub.shutdown(session.live))
+    yield* Scope.addFinalizer(session.scope, PubSub.shutdown(session.postEvents))
+    yield* Scope.addFinalizer(session.scope, PostStream.releaseAll(state, session))
     if (state.shared !== undefined) yield* listen(state, state.shared, session, base)
     yield* Ref.update(state.sessions, (m) => HashMap.set(m, session.id, session))
     yield* feed(state, session, base)
@@ -164,6 +169,8 @@ const makeSession = (
       lastActivityMillis: yield* Ref.make(yield* Clock.currentTimeMillis),
       openStreams: yield* Ref.make(0),
       live: yield* PubSub.unbounded<StreamEvent>(),
+      postEvents: yield* PubSub.unbounded<string>(),
+      finishedPostStreams: yield* Ref.make<ReadonlyArray<{ readonly name: string; readonly endedAt: number }>>([]),
       takeover: yield* Ref.make(Option.none<Deferred.Deferred<void>>()),
       closed,
       scope,
