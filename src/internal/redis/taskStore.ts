@@ -52,11 +52,9 @@ const heartbeat = (redis: RedisConnectionShape, keys: Keys): Effect.Effect<void,
     )
   })
 
-/** Redis errors are defects of the task request (answered -32603, logged). */
-const orDie = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A> =>
-  effect.pipe(
-    Effect.catchTag("RedisError", (e) => Effect.dieMessage(`Task store unavailable (${e.operation}): ${e.message}`))
-  )
+/** Redis errors are the store's `TaskStoreError` (the request answers -32603; a task's own change waits). */
+const unavailable = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A, Task.TaskStoreError> =>
+  Effect.mapError(effect, (e) => new Task.TaskStoreError({ operation: e.operation, message: e.message }))
 
 /** What one optimistic change found. */
 type Attempt =
@@ -116,11 +114,11 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreS
       taskId: string,
       now: number,
       f: (stored: TaskRecord.Stored) => Task.TaskRecord
-    ): Effect.Effect<Option.Option<Task.TaskRecord>> =>
+    ): Effect.Effect<Option.Option<Task.TaskRecord>, Task.TaskStoreError> =>
       modifyOnce(taskId, now, f).pipe(
         lock.withPermits(1),
         Effect.repeat({ until: (a): boolean => a._tag !== "Conflict", times: MAX_RETRIES }),
-        orDie,
+        unavailable,
         Effect.flatMap((a) => {
           switch (a._tag) {
             case "Conflict":
@@ -132,16 +130,16 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreS
           }
         })
       )
-    const get = (taskId: string, now: number): Effect.Effect<Option.Option<Task.TaskRecord>> =>
+    const get = (taskId: string, now: number): Effect.Effect<Option.Option<Task.TaskRecord>, Task.TaskStoreError> =>
       Effect.gen(function*() {
-        const found = read(yield* orDie(redis.run("get", (c) => c.get(keys.task(taskId)))))
+        const found = read(yield* unavailable(redis.run("get", (c) => c.get(keys.task(taskId)))))
         if (found._tag === "Unreadable") return yield* unreadable(taskId, found.reason, found.detail)
         if (found._tag === "None") yield* foreign(found.foreign)
         const stored = TaskRecord.live(found, now)
         if (Option.isNone(stored)) return Option.none()
         const { owner, record } = stored.value
         if (Task.isTerminal(record.status) || owner === keys.self) return Option.some(record)
-        const alive = yield* orDie(redis.run("alive", (c) => c.exists(keys.alive(owner))))
+        const alive = yield* unavailable(redis.run("alive", (c) => c.exists(keys.alive(owner))))
         if (alive > 0) return Option.some(record)
         return yield* modifyStored(taskId, now, (s) =>
           Task.isTerminal(s.record.status) ? s.record : {
@@ -155,11 +153,14 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreS
       })
     const store: Task.TaskStoreShape = {
       create: (record, limit, now) =>
-        orDie(
+        unavailable(
           redis.run("create", async (c) => {
             await c.zremrangebyscore(keys.running, "-inf", now)
             if ((await c.zcard(keys.running)) >= limit) return false
-            await write(keys.self, record, now)(c.multi()).zadd(keys.running, record.expiresAt, record.taskId).exec()
+            const m = write(keys.self, record, now)(c.multi())
+            // a finished record written again (after Redis lost it) is not counted as running
+            if (!Task.isTerminal(record.status)) m.zadd(keys.running, record.expiresAt, record.taskId)
+            await m.exec()
             return true
           }).pipe(lock.withPermits(1))
         ),

@@ -61,10 +61,11 @@ export const watch = (
       lock.withPermits(1)(Effect.gen(function*() {
         const last = HashMap.get(yield* Ref.get(watched), taskId)
         if (Option.isNone(last)) return
-        const read = yield* Effect.exit(Tasks.get(runtime, { taskId }, ctx))
+        const read = yield* Effect.exit(Tasks.read(runtime, taskId, ctx))
         if (Exit.isFailure(read)) {
           // gone (expired): nothing more to tell; a store that failed (unreachable): try again later
-          if (Option.isSome(Cause.failureOption(read.cause))) {
+          const failure = Cause.failureOption(read.cause)
+          if (Option.isSome(failure) && failure.value._tag === "Failure") {
             return yield* Ref.update(watched, HashMap.remove(taskId))
           }
           return yield* Effect.logWarning("Task status not read for a listener", { taskId }, read.cause)
