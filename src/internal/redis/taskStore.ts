@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { ChainableCommander } from "ioredis"
 import type { RedisError } from "../../Errors.js"
 import type { RedisConnectionShape } from "../../Redis.js"
@@ -39,12 +40,22 @@ const keysOf = (redis: RedisConnectionShape): Keys => ({
   aliveMs: redis.heartbeatMs * 5
 })
 
-/** This instance is alive while its key is: refreshed every heartbeat, removed with the Scope. */
+/**
+ * This instance is alive while its key is: refreshed every heartbeat and as soon as the connection
+ * is ready again (after an outage longer than five heartbeats the key has lapsed: the sooner it is
+ * back, the shorter the time others may take this instance's tasks for stopped), removed with the
+ * Scope.
+ */
 const heartbeat = (redis: RedisConnectionShape, keys: Keys): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
-    yield* redis.run("heartbeat", (c) => c.set(keys.alive(keys.self), "1", "PX", keys.aliveMs)).pipe(
-      Effect.catchTag("RedisError", () => Effect.void),
-      Effect.repeat(Schedule.spaced(Duration.millis(redis.heartbeatMs))),
+    const beat = redis.run("heartbeat", (c) => c.set(keys.alive(keys.self), "1", "PX", keys.aliveMs)).pipe(
+      Effect.catchTag("RedisError", () => Effect.void)
+    )
+    yield* beat.pipe(Effect.repeat(Schedule.spaced(Duration.millis(redis.heartbeatMs))), Effect.forkScoped)
+    yield* redis.changes.pipe(
+      Stream.changes,
+      Stream.filter((ready) => ready),
+      Stream.runForEach(() => beat),
       Effect.forkScoped
     )
     yield* Effect.addFinalizer(() =>
