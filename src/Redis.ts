@@ -216,7 +216,10 @@ export const layerChangeBus: Layer.Layer<Cluster.ChangeBus, never, RedisConnecti
  *   change a task running here makes meanwhile is kept by the server and written when Redis is
  *   back (docs/scale-out.md, "When Redis is away"), and written again whole when Redis lost the
  *   record (a restart without persistence).
- * - The heartbeat key is also refreshed as soon as the connection is ready again (since 0.3.0).
+ * - The heartbeat key is also refreshed as soon as the connection is ready again, and an instance
+ *   reads another's task as stopped only once it has itself reached Redis for five heartbeats
+ *   (since its connection was ready and since its last failed command): an outage may outlive the
+ *   keys (since 0.3.0).
  * - A stored record that does not decode (corrupt, over `maxMessageBytes`) is a defect of the
  *   request reading that task only (-32603; the log names the task); a record stamped with another
  *   deployment reads as absent. Both are counted in {@link ignored}.

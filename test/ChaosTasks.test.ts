@@ -1,14 +1,18 @@
 /**
- * Chaos for tasks (presa-mcp/Redis): two instances of `examples/cluster.ts` as child processes
- * sharing a real `redis-server`, which is SIGKILLed while a task runs on A and started again (empty:
- * no persistence) on the same port. Nothing the task did meanwhile is lost:
+ * Chaos for tasks (presa-mcp/Redis) with a real `redis-server`; nothing a task did while Redis
+ * was away is lost:
  *
- * - the task completes during the outage: A's own `tasks/get` answers `completed` from what A
- *   keeps; B's `tasks/get` answers -32603 meanwhile; after the restart B reads `completed` with the
- *   result within a bound, and B's listener, kept open through the outage, gets `completed` once;
- * - the task asks a question during the outage (`confirm`, `input_required`): after the restart B
- *   reads the question, answers it with `tasks/update`, and the task goes on to its next question
- *   on A.
+ * - two instances of `examples/cluster.ts` as child processes; Redis SIGKILLed while a task runs on
+ *   A and started again (empty: no persistence) on its port. The task completes during the
+ *   outage: A's own `tasks/get` answers `completed` from what A keeps, B's answers -32603 without
+ *   Redis internals; after the restart B reads `completed` with the result within a bound, and
+ *   B's listener, kept open through the outage, gets `completed` once;
+ * - in process (two servers, each with its own `Redis.layer`): a question (`input_required`) and a
+ *   failure during the outage reach B after the restart, B answers the question with
+ *   `tasks/update` and the task, running on A, completes; meanwhile an `optional` tool runs in the
+ *   request and a `required` one is refused with -32603;
+ * - in process: Redis frozen (SIGSTOP: connections open, commands time out) longer than the
+ *   heartbeat keys live while a task ends: B never reads it other than `working` or `completed`.
  *
  * Every wait is bounded; every process is killed when its test's Scope closes.
  */
@@ -88,12 +92,14 @@ const NAME_SCHEMA = { type: "object", properties: { name: { type: "string" } }, 
 
 /**
  * A server with its own `Redis.layer` (heartbeat 100 ms): `ask` waits for `gate`, then asks a
- * name; `boom` waits for `gate`, then fails with -32603 "boom"; `quick` answers at once (all
- * `optional` but `ask` and `boom`, which are `required`).
+ * name; `boom` waits for `gate`, then fails with -32603 "boom"; `wait` waits for `gate`;
+ * `quick` answers at once (`optional`; the others are `required`).
  */
 const inProcess = (url: string, prefix: string, gate: Deferred.Deferred<void>) =>
   Effect.gen(function*() {
-    const context = yield* Layer.build(Redis.layer({ url, prefix, heartbeat: "100 millis" }))
+    const context = yield* Layer.build(
+      Redis.layer({ url, prefix, heartbeat: "100 millis", commandTimeout: "300 millis" })
+    )
     const server = yield* McpServer.make({
       name: "chaos-tasks",
       version: "1.0.0",
@@ -114,7 +120,12 @@ const inProcess = (url: string, prefix: string, gate: Deferred.Deferred<void>) =
           task: "required",
           handler: () => Effect.zipRight(Deferred.await(gate), Effect.fail(JsonRpc.McpError.internalError("boom")))
         }),
-        Tool.fromJsonSchema({ name: "quick", task: "optional", handler: () => "quick" })
+        Tool.fromJsonSchema({ name: "quick", task: "optional", handler: () => "quick" }),
+        Tool.fromJsonSchema({
+          name: "wait",
+          task: "required",
+          handler: () => Effect.as(Deferred.await(gate), "waited")
+        })
       ]
     }).pipe(Effect.provide(context))
     return { server, connection: yield* Effect.provide(Redis.RedisConnection, context) }
@@ -216,6 +227,45 @@ describe("chaos: tasks across a Redis outage", () => {
         yield* onB.tasks.update(ask.taskId, { [key]: { action: "accept", content: { name: "ada" } } })
         const done = yield* eventually(status(onB, ask.taskId, "completed"))
         expect(done.result?.content).toEqual([{ type: "text", text: "hello ada" }])
+      }),
+    { timeout: 120_000 }
+  )
+  it.scopedLive(
+    "in process: Redis frozen past the heartbeat keys' life while a task ends: never read as stopped, then completed",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* Cluster.redisServer()
+        const prefix = `presa-chaos-tasks-${crypto.randomUUID()}`
+        const gate = yield* Deferred.make<void>()
+        const a = yield* inProcess(redis.url, prefix, gate)
+        const b = yield* inProcess(redis.url, prefix, gate)
+        const onA = yield* McpClient.connect(yield* InProcess.client(a.server), { tasks: true })
+        const onB = yield* McpClient.connect(yield* InProcess.client(b.server), { tasks: true })
+        const created = yield* onA.tasks.callTool("wait")
+        if (!Task.isCreateTaskResult(created)) return assert.fail("expected a task")
+        const { taskId } = created
+        assert.strictEqual((yield* onB.tasks.get(taskId)).status, "working")
+        // frozen (SIGSTOP): connections stay open, commands time out; the heartbeat keys (5 × 100 ms) lapse
+        yield* Effect.acquireRelease(
+          Effect.sync(() => redis.child.kill("SIGSTOP")),
+          () => Effect.sync(() => redis.child.kill("SIGCONT"))
+        )
+        yield* Effect.sleep("1500 millis")
+        yield* Deferred.succeed(gate, undefined)
+        yield* eventually(status(onA, taskId, "completed"))
+        redis.child.kill("SIGCONT")
+        const back = Date.now()
+        // read on B from the moment Redis answers again: working (or unavailable) until A's end lands
+        const seen: Array<string> = []
+        const done = yield* onB.tasks.get(taskId).pipe(
+          Effect.tap((t) => Effect.sync(() => seen.push(t.status))),
+          Effect.filterOrFail((t) => t.status !== "working", () => new Error("still working")),
+          Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo(WAIT)))
+        )
+        expect(Date.now() - back).toBeLessThan(RECOVERY_MS)
+        assert.strictEqual(done.status, "completed")
+        expect(done.result?.content).toEqual([{ type: "text", text: "waited" }])
+        expect(seen.filter((s) => s !== "working" && s !== "completed")).toEqual([])
       }),
     { timeout: 120_000 }
   )

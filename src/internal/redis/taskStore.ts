@@ -4,9 +4,11 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -46,10 +48,14 @@ const keysOf = (redis: RedisConnectionShape): Keys => ({
  * back, the shorter the time others may take this instance's tasks for stopped), removed with the
  * Scope.
  */
-const heartbeat = (redis: RedisConnectionShape, keys: Keys): Effect.Effect<void, never, Scope.Scope> =>
+const heartbeat = (
+  redis: RedisConnectionShape,
+  keys: Keys,
+  failed: Effect.Effect<void>
+): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const beat = redis.run("heartbeat", (c) => c.set(keys.alive(keys.self), "1", "PX", keys.aliveMs)).pipe(
-      Effect.catchTag("RedisError", () => Effect.void)
+      Effect.catchTag("RedisError", () => failed)
     )
     yield* beat.pipe(Effect.repeat(Schedule.spaced(Duration.millis(redis.heartbeatMs))), Effect.forkScoped)
     yield* redis.changes.pipe(
@@ -64,7 +70,7 @@ const heartbeat = (redis: RedisConnectionShape, keys: Keys): Effect.Effect<void,
   })
 
 /** Redis errors are the store's `TaskStoreError` (the request answers -32603; a task's own change waits). */
-const unavailable = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A, Task.TaskStoreError> =>
+const toStoreError = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A, Task.TaskStoreError> =>
   Effect.mapError(effect, (e) => new Task.TaskStoreError({ operation: e.operation, message: e.message }))
 
 /** What one optimistic change found. */
@@ -76,7 +82,29 @@ type Attempt =
 export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreShape, never, Scope.Scope> =>
   Effect.gen(function*() {
     const keys = keysOf(redis)
-    yield* heartbeat(redis, keys)
+    // When a command last failed (epoch ms), and since when the connection is ready (undefined
+    // while it is not). Another instance's heartbeat key may have lapsed during an outage (Redis
+    // down or frozen): until this instance has reached Redis for as long as a key lives, a missing
+    // key does not yet mean its instance stopped (it may not have reconnected yet, with a task's
+    // end still to write).
+    const lastFailure = yield* Ref.make(0)
+    const readySince = yield* Ref.make<number | undefined>(undefined)
+    const failed = Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(lastFailure, now))
+    yield* redis.changes.pipe(
+      Stream.changes,
+      Stream.runForEach((ready) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(readySince, ready ? now : undefined))
+      ),
+      Effect.forkScoped
+    )
+    const settled = (now: number) =>
+      Effect.map(
+        Effect.all([Ref.get(readySince), Ref.get(lastFailure)]),
+        ([since, failure]) => since !== undefined && now - since >= keys.aliveMs && now - failure >= keys.aliveMs
+      )
+    const unavailable = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A, Task.TaskStoreError> =>
+      toStoreError(Effect.tapError(effect, () => failed))
+    yield* heartbeat(redis, keys, failed)
     const report = yield* Envelope.makeReport
     const read = (raw: string | null) => TaskRecord.read(raw, redis.deployment, redis.maxMessageBytes)
     // A corrupt record fails the request that reads it (and only that task): -32603, logged.
@@ -151,7 +179,7 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreS
         const { owner, record } = stored.value
         if (Task.isTerminal(record.status) || owner === keys.self) return Option.some(record)
         const alive = yield* unavailable(redis.run("alive", (c) => c.exists(keys.alive(owner))))
-        if (alive > 0) return Option.some(record)
+        if (alive > 0 || !(yield* settled(now))) return Option.some(record)
         return yield* modifyStored(taskId, now, (s) =>
           Task.isTerminal(s.record.status) ? s.record : {
             ...s.record,
