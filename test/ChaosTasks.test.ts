@@ -24,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import { Redis as IORedis } from "ioredis"
 import * as Input from "../src/Input.js"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
@@ -95,10 +96,15 @@ const NAME_SCHEMA = { type: "object", properties: { name: { type: "string" } }, 
  * name; `boom` waits for `gate`, then fails with -32603 "boom"; `wait` waits for `gate`;
  * `quick` answers at once (`optional`; the others are `required`).
  */
-const inProcess = (url: string, prefix: string, gate: Deferred.Deferred<void>) =>
+const inProcess = (
+  url: string,
+  prefix: string,
+  gate: Deferred.Deferred<void>,
+  heartbeat: Duration.DurationInput = "100 millis"
+) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(
-      Redis.layer({ url, prefix, heartbeat: "100 millis", commandTimeout: "300 millis" })
+      Redis.layer({ url, prefix, heartbeat, commandTimeout: "300 millis" })
     )
     const server = yield* McpServer.make({
       name: "chaos-tasks",
@@ -266,6 +272,50 @@ describe("chaos: tasks across a Redis outage", () => {
         assert.strictEqual(done.status, "completed")
         expect(done.result?.content).toEqual([{ type: "text", text: "waited" }])
         expect(seen.filter((s) => s !== "working" && s !== "completed")).toEqual([])
+      }),
+    { timeout: 120_000 }
+  )
+  it.scopedLive(
+    "in process: right after an outage an instance does not take a lapsed heartbeat key for a stopped instance",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* Cluster.redisServer()
+        const prefix = `presa-chaos-tasks-${crypto.randomUUID()}`
+        const gate = yield* Deferred.make<void>()
+        // heartbeat 300 ms: a key lives 1.5 s
+        const a = yield* inProcess(redis.url, prefix, gate, "300 millis")
+        const b = yield* inProcess(redis.url, prefix, gate, "300 millis")
+        const onA = yield* McpClient.connect(yield* InProcess.client(a.server), { tasks: true })
+        const onB = yield* McpClient.connect(yield* InProcess.client(b.server), { tasks: true })
+        const created = yield* onA.tasks.callTool("wait")
+        if (!Task.isCreateTaskResult(created)) return assert.fail("expected a task")
+        const key = `${prefix}:task:${created.taskId}`
+        const raw = (url: string) =>
+          Effect.acquireRelease(
+            Effect.sync(() => new IORedis(url, { lazyConnect: false })),
+            (c) => Effect.promise(() => c.quit().catch(() => "closed"))
+          )
+        // the record as a Redis that keeps its data would give it back, owned by an instance whose
+        // heartbeat key lapsed during the outage (and that has not reconnected yet)
+        const stored = yield* Effect.flatMap(raw(redis.url), (c) => Effect.promise(() => c.get(key)))
+        if (stored === null) return assert.fail("no stored record")
+        const ghost = JSON.stringify({ ...JSON.parse(stored), owner: "an-instance-not-back-yet" })
+
+        yield* redis.kill("SIGKILL")
+        yield* healthy(b.connection, false)
+        yield* Cluster.redisServer(redis.port)
+        const c = yield* raw(redis.url)
+        yield* Effect.promise(() => c.set(key, ghost, "PX", 60_000))
+        yield* healthy(b.connection, true)
+        const ready = Date.now()
+        // just reconnected: B does not judge the owner yet
+        const early = yield* onB.tasks.get(created.taskId)
+        expect(Date.now() - ready).toBeLessThan(1_500)
+        assert.strictEqual(early.status, "working")
+        // once B has reached Redis for five heartbeats, the owner's missing key means it stopped
+        const failed = yield* eventually(status(onB, created.taskId, "failed"))
+        expect(Date.now() - ready).toBeGreaterThanOrEqual(1_000)
+        assert.strictEqual(failed.statusMessage, "The server instance running the task stopped")
       }),
     { timeout: 120_000 }
   )
