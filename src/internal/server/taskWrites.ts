@@ -161,12 +161,17 @@ export const make = (
             HashMap.set(m, taskId, { ...entry.value, known: change.apply(known), pending: next })
           ]
         })
-        // not a task started here (none are): a plain change; a store failure is this write's defect
-        if (Option.isNone(queued)) return yield* Effect.orDie(store.modify(taskId, now, change.apply))
+        // not a task running here (its ttl ended and its kept changes were dropped): a plain change,
+        // dropped when the store is unavailable (the task is gone anyway)
+        if (Option.isNone(queued)) {
+          return yield* store.modify(taskId, now, change.apply).pipe(
+            Effect.catchTag("TaskStoreError", () => Effect.succeed(Option.none()))
+          )
+        }
         // changes already wait for the store: this one waits behind them (the retry keeps the order)
         if (queued.value) {
           yield* Queue.offer(wake, undefined)
-          return yield* kept(taskId)
+          return yield* known(taskId)
         }
         return yield* flush(taskId).pipe(
           Effect.catchTag("TaskStoreError", (e) =>
@@ -175,12 +180,12 @@ export const make = (
                 taskId,
                 reason: e.message
               }),
-              Effect.zipRight(Queue.offer(wake, undefined), kept(taskId))
+              Effect.zipRight(Queue.offer(wake, undefined), known(taskId))
             ))
         )
       })
 
-    const kept = (taskId: string): Effect.Effect<Option.Option<Task.TaskRecord>> =>
+    const known = (taskId: string): Effect.Effect<Option.Option<Task.TaskRecord>> =>
       Effect.map(Ref.get(entries), (m) => Option.map(HashMap.get(m, taskId), (e) => e.known))
 
     const ended = (taskId: string): Effect.Effect<void> =>
