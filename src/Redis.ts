@@ -212,8 +212,15 @@ export const layerChangeBus: Layer.Layer<Cluster.ChangeBus, never, RedisConnecti
  *   records stay until their ttl.
  * - Each instance refreshes `<prefix>:alive:<instanceId>` every heartbeat; an unfinished task
  *   whose instance's key expired reads `failed` ("The server instance running the task stopped").
- * - Redis errors are defects of the task request: it is answered -32603 (and logged), nothing
- *   waits longer than `commandTimeout`.
+ * - A Redis error is the store's `Task.TaskStoreError` (since 0.3.0; before, a defect): a request
+ *   is answered -32603 ("Task store unavailable"), nothing waits longer than `commandTimeout`; a
+ *   change a task running here makes meanwhile is kept by the server and written when Redis is
+ *   back (docs/scale-out.md, "When Redis is away"), and written again whole when Redis lost the
+ *   record (a restart without persistence).
+ * - The heartbeat key is also refreshed as soon as the connection is ready again, and an instance
+ *   reads another's task as stopped only once it has itself reached Redis for five heartbeats
+ *   (since its connection was ready and since its last failed command): an outage may outlive the
+ *   keys (since 0.3.0).
  * - A stored record that does not decode (corrupt, over `maxMessageBytes`) is a defect of the
  *   request reading that task only (-32603; the log names the task); a record stamped with another
  *   deployment reads as absent. Both are counted in {@link ignored}.

@@ -15,6 +15,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
@@ -264,6 +265,13 @@ export interface TaskRecord {
  * - `get`: the live record.
  * - `modify`: replaces the live record with `f(record)`; yields the new one.
  *
+ * Every operation fails with {@link TaskStoreError} (since 0.3.0) when the store cannot be
+ * reached, instead of waiting on it; a store kept in memory never fails. The server then answers
+ * the request -32603 ("Task store unavailable"), and a change of a task it runs (its end, a
+ * question, progress) is kept by the instance and written when the store is back (see
+ * docs/scale-out.md, "When Redis is away"). Other faults (a corrupt record) are defects of the
+ * request that met them.
+ *
  * The running handlers (fibers) are not in the store: they belong to the server instance that
  * created the task. A store shared by several instances serves `tasks/get` anywhere. With
  * `signals` (since 0.2.0), `tasks/update` and `tasks/cancel` reach the handler from any instance:
@@ -276,15 +284,29 @@ export interface TaskRecord {
  * @category models
  */
 export interface TaskStoreShape {
-  readonly create: (record: TaskRecord, limit: number, now: number) => Effect.Effect<boolean>
-  readonly get: (taskId: string, now: number) => Effect.Effect<Option.Option<TaskRecord>>
+  readonly create: (record: TaskRecord, limit: number, now: number) => Effect.Effect<boolean, TaskStoreError>
+  readonly get: (taskId: string, now: number) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreError>
   readonly modify: (
     taskId: string,
     now: number,
     f: (record: TaskRecord) => TaskRecord
-  ) => Effect.Effect<Option.Option<TaskRecord>>
+  ) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreError>
   readonly signals?: TaskSignals | undefined
 }
+
+/**
+ * A {@link TaskStore} could not reach its backend (or the backend failed the operation):
+ * `operation` names it (`"get"`, `"modify"`, …), `message` says why. In-process only: a request
+ * that meets it is answered -32603 with the message "Task store unavailable" (nothing of this
+ * error is sent).
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class TaskStoreError extends Data.TaggedError("TaskStoreError")<{
+  readonly operation: string
+  readonly message: string
+}> {}
 
 /**
  * Task-change signals between instances sharing a store: `send(taskId)` tells every instance

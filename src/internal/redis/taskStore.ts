@@ -4,11 +4,14 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { ChainableCommander } from "ioredis"
 import type { RedisError } from "../../Errors.js"
 import type { RedisConnectionShape } from "../../Redis.js"
@@ -39,12 +42,26 @@ const keysOf = (redis: RedisConnectionShape): Keys => ({
   aliveMs: redis.heartbeatMs * 5
 })
 
-/** This instance is alive while its key is: refreshed every heartbeat, removed with the Scope. */
-const heartbeat = (redis: RedisConnectionShape, keys: Keys): Effect.Effect<void, never, Scope.Scope> =>
+/**
+ * This instance is alive while its key is: refreshed every heartbeat and as soon as the connection
+ * is ready again (after an outage longer than five heartbeats the key has lapsed: the sooner it is
+ * back, the shorter the time others may take this instance's tasks for stopped), removed with the
+ * Scope.
+ */
+const heartbeat = (
+  redis: RedisConnectionShape,
+  keys: Keys,
+  failed: Effect.Effect<void>
+): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
-    yield* redis.run("heartbeat", (c) => c.set(keys.alive(keys.self), "1", "PX", keys.aliveMs)).pipe(
-      Effect.catchTag("RedisError", () => Effect.void),
-      Effect.repeat(Schedule.spaced(Duration.millis(redis.heartbeatMs))),
+    const beat = redis.run("heartbeat", (c) => c.set(keys.alive(keys.self), "1", "PX", keys.aliveMs)).pipe(
+      Effect.catchTag("RedisError", () => failed)
+    )
+    yield* beat.pipe(Effect.repeat(Schedule.spaced(Duration.millis(redis.heartbeatMs))), Effect.forkScoped)
+    yield* redis.changes.pipe(
+      Stream.changes,
+      Stream.filter((ready) => ready),
+      Stream.runForEach(() => beat),
       Effect.forkScoped
     )
     yield* Effect.addFinalizer(() =>
@@ -52,11 +69,9 @@ const heartbeat = (redis: RedisConnectionShape, keys: Keys): Effect.Effect<void,
     )
   })
 
-/** Redis errors are defects of the task request (answered -32603, logged). */
-const orDie = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A> =>
-  effect.pipe(
-    Effect.catchTag("RedisError", (e) => Effect.dieMessage(`Task store unavailable (${e.operation}): ${e.message}`))
-  )
+/** Redis errors are the store's `TaskStoreError` (the request answers -32603; a task's own change waits). */
+const toStoreError = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A, Task.TaskStoreError> =>
+  Effect.mapError(effect, (e) => new Task.TaskStoreError({ operation: e.operation, message: e.message }))
 
 /** What one optimistic change found. */
 type Attempt =
@@ -67,7 +82,29 @@ type Attempt =
 export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreShape, never, Scope.Scope> =>
   Effect.gen(function*() {
     const keys = keysOf(redis)
-    yield* heartbeat(redis, keys)
+    // When a command last failed (epoch ms), and since when the connection is ready (undefined
+    // while it is not). Another instance's heartbeat key may have lapsed during an outage (Redis
+    // down or frozen): until this instance has reached Redis for as long as a key lives, a missing
+    // key does not yet mean its instance stopped (it may not have reconnected yet, with a task's
+    // end still to write).
+    const lastFailure = yield* Ref.make(0)
+    const readySince = yield* Ref.make<number | undefined>(undefined)
+    const failed = Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(lastFailure, now))
+    yield* redis.changes.pipe(
+      Stream.changes,
+      Stream.runForEach((ready) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(readySince, ready ? now : undefined))
+      ),
+      Effect.forkScoped
+    )
+    const settled = (now: number) =>
+      Effect.map(
+        Effect.all([Ref.get(readySince), Ref.get(lastFailure)]),
+        ([since, failure]) => since !== undefined && now - since >= keys.aliveMs && now - failure >= keys.aliveMs
+      )
+    const unavailable = <A>(effect: Effect.Effect<A, RedisError>): Effect.Effect<A, Task.TaskStoreError> =>
+      toStoreError(Effect.tapError(effect, () => failed))
+    yield* heartbeat(redis, keys, failed)
     const report = yield* Envelope.makeReport
     const read = (raw: string | null) => TaskRecord.read(raw, redis.deployment, redis.maxMessageBytes)
     // A corrupt record fails the request that reads it (and only that task): -32603, logged.
@@ -116,11 +153,11 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreS
       taskId: string,
       now: number,
       f: (stored: TaskRecord.Stored) => Task.TaskRecord
-    ): Effect.Effect<Option.Option<Task.TaskRecord>> =>
+    ): Effect.Effect<Option.Option<Task.TaskRecord>, Task.TaskStoreError> =>
       modifyOnce(taskId, now, f).pipe(
         lock.withPermits(1),
         Effect.repeat({ until: (a): boolean => a._tag !== "Conflict", times: MAX_RETRIES }),
-        orDie,
+        unavailable,
         Effect.flatMap((a) => {
           switch (a._tag) {
             case "Conflict":
@@ -132,17 +169,17 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreS
           }
         })
       )
-    const get = (taskId: string, now: number): Effect.Effect<Option.Option<Task.TaskRecord>> =>
+    const get = (taskId: string, now: number): Effect.Effect<Option.Option<Task.TaskRecord>, Task.TaskStoreError> =>
       Effect.gen(function*() {
-        const found = read(yield* orDie(redis.run("get", (c) => c.get(keys.task(taskId)))))
+        const found = read(yield* unavailable(redis.run("get", (c) => c.get(keys.task(taskId)))))
         if (found._tag === "Unreadable") return yield* unreadable(taskId, found.reason, found.detail)
         if (found._tag === "None") yield* foreign(found.foreign)
         const stored = TaskRecord.live(found, now)
         if (Option.isNone(stored)) return Option.none()
         const { owner, record } = stored.value
         if (Task.isTerminal(record.status) || owner === keys.self) return Option.some(record)
-        const alive = yield* orDie(redis.run("alive", (c) => c.exists(keys.alive(owner))))
-        if (alive > 0) return Option.some(record)
+        const alive = yield* unavailable(redis.run("alive", (c) => c.exists(keys.alive(owner))))
+        if (alive > 0 || !(yield* settled(now))) return Option.some(record)
         return yield* modifyStored(taskId, now, (s) =>
           Task.isTerminal(s.record.status) ? s.record : {
             ...s.record,
@@ -155,11 +192,14 @@ export const make = (redis: RedisConnectionShape): Effect.Effect<Task.TaskStoreS
       })
     const store: Task.TaskStoreShape = {
       create: (record, limit, now) =>
-        orDie(
+        unavailable(
           redis.run("create", async (c) => {
             await c.zremrangebyscore(keys.running, "-inf", now)
             if ((await c.zcard(keys.running)) >= limit) return false
-            await write(keys.self, record, now)(c.multi()).zadd(keys.running, record.expiresAt, record.taskId).exec()
+            const m = write(keys.self, record, now)(c.multi())
+            // a finished record written again (after Redis lost it) is not counted as running
+            if (!Task.isTerminal(record.status)) m.zadd(keys.running, record.expiresAt, record.taskId)
+            await m.exec()
             return true
           }).pipe(lock.withPermits(1))
         ),

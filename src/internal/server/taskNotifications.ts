@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -19,14 +20,22 @@ import * as Tasks from "./tasks.js"
 /** Task ids one listen honours at most (the first distinct ones asked; the rest are left out of the ack). */
 export const MAX_TASK_IDS = 100
 
+/** What a watch knows of one task: the JSON last sent ("" before the first), when its ttl ends (epoch ms). */
+interface Seen {
+  readonly sent: string
+  readonly expiresAt: number
+}
+
 /** The tasks one listen reports on. */
 export interface Watch {
   /** The ids honoured: those the caller may `tasks/get` now, distinct, in the order asked. */
   readonly taskIds: ReadonlyArray<string>
   /**
    * Re-reads `taskId` when it is watched (through `tasks/get`'s own path) and sends it when it
-   * differs from what was last sent for it; a terminal or vanished (expired) task is no longer
-   * watched. One refresh at a time, so notifications of a task go out in the order read.
+   * differs from what was last sent for it; a terminal or expired task is no longer watched. A task
+   * that vanished before its ttl ended (a Redis that restarted empty, until the instance running
+   * it writes it again) and a store that cannot be reached are read again later. One refresh at a
+   * time, so notifications of a task go out in the order read.
    */
   readonly refresh: (taskId: string) => Effect.Effect<void>
   /** Refreshes every watched task (the first call sends each one's current state). */
@@ -53,28 +62,36 @@ export const watch = (
 ): Effect.Effect<Watch> =>
   Effect.gen(function*() {
     const distinct = Array.from(new Set(asked)).slice(0, MAX_TASK_IDS)
-    const readable = yield* Effect.filter(distinct, (taskId) => Effect.isSuccess(Tasks.lookup(runtime, taskId, ctx)))
-    // what was last sent per watched task ("" before the first)
-    const watched = yield* Ref.make(HashMap.fromIterable(readable.map((id): [string, string] => [id, ""])))
+    const found = yield* Effect.forEach(distinct, (taskId) => Effect.option(Tasks.lookup(runtime, taskId, ctx)))
+    const records = found.flatMap((r) => Option.isSome(r) ? [r.value] : [])
+    const readable = records.map((r) => r.taskId)
+    // per watched task: what was last sent ("" before the first), and when its ttl ends (epoch ms)
+    const watched = yield* Ref.make(
+      HashMap.fromIterable(records.map((r): [string, Seen] => [r.taskId, { sent: "", expiresAt: r.expiresAt }]))
+    )
     const lock = yield* Effect.makeSemaphore(1)
     const refresh = (taskId: string): Effect.Effect<void> =>
       lock.withPermits(1)(Effect.gen(function*() {
         const last = HashMap.get(yield* Ref.get(watched), taskId)
         if (Option.isNone(last)) return
-        const read = yield* Effect.exit(Tasks.get(runtime, { taskId }, ctx))
+        const read = yield* Effect.exit(Tasks.read(runtime, taskId, ctx))
         if (Exit.isFailure(read)) {
-          // gone (expired): nothing more to tell; a store that failed (unreachable): try again later
-          if (Option.isSome(Cause.failureOption(read.cause))) {
-            return yield* Ref.update(watched, HashMap.remove(taskId))
+          // gone (expired): nothing more to tell; gone before its ttl ended (the store lost it until
+          // its instance writes it again) or a store that failed (unreachable): try again later
+          const failure = Cause.failureOption(read.cause)
+          if (Option.isSome(failure) && failure.value._tag === "Failure") {
+            const now = yield* Clock.currentTimeMillis
+            if (now >= last.value.expiresAt) return yield* Ref.update(watched, HashMap.remove(taskId))
+            return
           }
           return yield* Effect.logWarning("Task status not read for a listener", { taskId }, read.cause)
         }
         const task = read.value
         const seen = JSON.stringify(task)
-        if (seen !== last.value) yield* send(task)
+        if (seen !== last.value.sent) yield* send(task)
         yield* Ref.update(
           watched,
-          Task.isTerminal(task.status) ? HashMap.remove(taskId) : HashMap.set(taskId, seen)
+          Task.isTerminal(task.status) ? HashMap.remove(taskId) : HashMap.set(taskId, { ...last.value, sent: seen })
         )
       }))
     const refreshAll = Effect.flatMap(

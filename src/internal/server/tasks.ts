@@ -24,6 +24,7 @@ import * as Task from "../../Task.js"
 import { quote } from "../quote.js"
 import { fail, type Failure } from "./failure.js"
 import { liftIn } from "./requestContext.js"
+import * as TaskWrites from "./taskWrites.js"
 
 const { McpError } = JsonRpc
 type McpError = JsonRpc.McpError
@@ -37,6 +38,8 @@ export interface Runtime {
   readonly pollIntervalMs: number
   readonly maxTasks: number
   readonly store: Task.TaskStoreShape
+  /** The changes of the tasks running here, kept while the store is unavailable (`taskWrites.ts`). */
+  readonly writes: TaskWrites.Writes
   readonly fibers: FiberMap.FiberMap<string>
   /** Tasks waiting for answers: completed when `tasks/update` answered every open question. */
   readonly waiting: Ref.Ref<HashMap.HashMap<string, Deferred.Deferred<void>>>
@@ -60,11 +63,17 @@ export const makeRuntime = (
     // or server shutdown), and the map drops it then.
     const scope = yield* Scope.make()
     const fibers = yield* FiberMap.make<string>().pipe(Scope.extend(scope))
+    const maxTasks = Math.max(1, Math.floor(options.maxTasks ?? 1000))
+    const writes = yield* TaskWrites.make(store, maxTasks, changed)
+    // kept changes are written when the store is back, until the server shuts down (an instance
+    // that stops with changes kept loses them: its tasks then read failed, "instance stopped")
+    yield* writes.retry.pipe(Effect.raceFirst(Deferred.await(shutdown)), Effect.forkDaemon)
     const runtime: Runtime = {
       ttlMs: millis(options.ttl, "1 hour"),
       pollIntervalMs: millis(options.pollInterval, "1 second"),
-      maxTasks: Math.max(1, Math.floor(options.maxTasks ?? 1000)),
+      maxTasks,
       store,
+      writes,
       fibers,
       waiting: yield* Ref.make(HashMap.empty<string, Deferred.Deferred<void>>()),
       shutdown,
@@ -94,7 +103,7 @@ export const makeRuntime = (
  * A task's record changed on another instance: if this instance runs it, a `cancelled` record
  * interrupts its fiber and a `working` one wakes a handler waiting for answers.
  */
-const applySignal = (runtime: Runtime, taskId: string): Effect.Effect<void> =>
+const applySignal = (runtime: Runtime, taskId: string): Effect.Effect<void, Task.TaskStoreError> =>
   Effect.gen(function*() {
     const fiber = yield* FiberMap.get(runtime.fibers, taskId).pipe(Effect.option)
     if (Option.isNone(fiber)) return
@@ -179,15 +188,35 @@ export const maybeStart = (
       subject: ctx.auth?.subject
     }
     // SEP-2663: the task exists (tasks/get resolves) before the CreateTaskResult is sent.
-    if (!(yield* runtime.store.create(record, runtime.maxTasks, now))) {
+    // Full, or the store unavailable: an optional tool runs in the request instead.
+    const created = yield* runtime.store.create(record, runtime.maxTasks, now).pipe(
+      Effect.catchTag("TaskStoreError", () => Effect.succeed(undefined))
+    )
+    if (created !== true) {
       if (mode === "optional") return Option.none()
-      return yield* fail(McpError.internalError("Too many tasks in progress; try again later"))
+      return yield* fail(
+        created === undefined
+          ? storeUnavailable()
+          : McpError.internalError("Too many tasks in progress; try again later")
+      )
     }
-    yield* FiberMap.run(runtime.fibers, record.taskId, run(runtime, record, ctx, execute))
+    yield* runtime.writes.start(record)
+    yield* FiberMap.run(
+      runtime.fibers,
+      record.taskId,
+      Effect.ensuring(run(runtime, record, ctx, execute), runtime.writes.ended(record.taskId))
+    )
     return Option.some<Task.CreateTaskResult>({ resultType: "task", ...toWire(record, false) })
   })
 
-/** Changes a live record; a change (not a record `f` left as it was) is announced to listeners. */
+/** A request met an unavailable store: -32603, nothing of the store's own error sent. */
+const storeUnavailable = () => McpError.internalError("Task store unavailable; try again later")
+
+/**
+ * Changes a live record on behalf of a request (`tasks/update`, `tasks/cancel`); a change (not a
+ * record `f` left as it was) is announced to listeners. A task's own changes go through
+ * `runtime.writes` (kept while the store is unavailable).
+ */
 const modify = (runtime: Runtime, taskId: string, f: (r: Task.TaskRecord, now: number) => Task.TaskRecord) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
@@ -203,11 +232,12 @@ const modify = (runtime: Runtime, taskId: string, f: (r: Task.TaskRecord, now: n
   })
 
 /** Moves an unfinished task to a terminal state (a finished one stays as it is). */
+const finishing = (change: Partial<Task.TaskRecord>) => (r: Task.TaskRecord, now: number): Task.TaskRecord =>
+  Task.isTerminal(r.status) ? r : { ...r, ...change, inputRequests: undefined, lastUpdatedAt: now }
+
+/** The task's own end (from its fiber): kept and written later when the store is unavailable. */
 const finish = (runtime: Runtime, taskId: string, change: Partial<Task.TaskRecord>) =>
-  modify(runtime, taskId, (r, now) =>
-    Task.isTerminal(r.status)
-      ? r
-      : { ...r, ...change, inputRequests: undefined, lastUpdatedAt: now })
+  runtime.writes.write(taskId, finishing(change))
 
 /**
  * The task's fiber: runs the handler; a question ends a round (as in a multi round-trip
@@ -227,13 +257,13 @@ const run = (
     !Number.isFinite(value)
       ? Effect.succeed(false)
       : Effect.map(
-        modify(runtime, taskId, (r, now) =>
+        runtime.writes.write(taskId, (r, now) =>
           r.status !== "working" ? r : {
             ...r,
             statusMessage: options?.message ??
               (options?.total === undefined ? `${value}` : `${value}/${options.total}`),
             lastUpdatedAt: now
-          }),
+          }, true),
         Option.isSome
       )
   const contextWith = (responses: Readonly<Record<string, unknown>>): RequestContextShape => ({
@@ -265,7 +295,7 @@ const run = (
       }
       const wake = yield* Deferred.make<void>()
       yield* Ref.update(runtime.waiting, (m) => HashMap.set(m, taskId, wake))
-      const asked = yield* modify(runtime, taskId, (r, now) =>
+      const asked = yield* runtime.writes.write(taskId, (r, now) =>
         Task.isTerminal(r.status) ? r : {
           ...r,
           status: "input_required",
@@ -276,8 +306,10 @@ const run = (
       yield* Deferred.await(wake).pipe(
         Effect.ensuring(Ref.update(runtime.waiting, (m) => HashMap.remove(m, taskId)))
       )
-      const now = yield* Clock.currentTimeMillis
-      const current = yield* runtime.store.get(taskId, now)
+      // the answers were just written to the store: read them back (while it is reachable again)
+      const current = yield* Effect.flatMap(Clock.currentTimeMillis, (now) => runtime.store.get(taskId, now)).pipe(
+        Effect.retry({ schedule: TaskWrites.retrySchedule, while: (e) => e._tag === "TaskStoreError" })
+      )
       if (Option.isNone(current)) return
       answers = current.value.answers
     }
@@ -338,23 +370,44 @@ export const UpdateParams = Schema.Struct({
 const notFound = (taskId: string) =>
   fail(McpError.invalidParams("Failed to retrieve task: Task not found", { taskId: quote(taskId) }))
 
-/** The caller's live task, or -32602 (unknown, expired, or another caller's). */
-export const lookup = (runtime: Runtime, taskId: string, ctx: RequestContextShape) =>
+/**
+ * The caller's live task, or -32602 (unknown, expired, or another caller's). A task running here
+ * whose changes wait for the store reads as this instance knows it (those changes applied).
+ */
+export const lookup = (
+  runtime: Runtime,
+  taskId: string,
+  ctx: RequestContextShape
+): Effect.Effect<Task.TaskRecord, Failure | Task.TaskStoreError> =>
   Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    const found = yield* runtime.store.get(taskId, now)
+    const kept = yield* runtime.writes.kept(taskId)
+    const found = Option.isSome(kept)
+      ? kept
+      : yield* Effect.flatMap(Clock.currentTimeMillis, (now) => runtime.store.get(taskId, now))
     if (Option.isNone(found) || (found.value.subject !== undefined && found.value.subject !== ctx.auth?.subject)) {
       return yield* notFound(taskId)
     }
     return found.value
   })
 
+/** A store that cannot be reached fails the request with -32603. */
+const answerUnavailable = <A>(effect: Effect.Effect<A, Failure | Task.TaskStoreError>): Effect.Effect<A, Failure> =>
+  Effect.catchTag(effect, "TaskStoreError", () => fail(storeUnavailable()))
+
+/** The caller's task with its status's payload; the store's unavailability stays apart (listeners retry). */
+export const read = (
+  runtime: Runtime,
+  taskId: string,
+  ctx: RequestContextShape
+): Effect.Effect<Task.DetailedTask, Failure | Task.TaskStoreError> =>
+  Effect.map(lookup(runtime, taskId, ctx), (r) => toWire(r, true))
+
 /** `tasks/get`: the caller's task, with its status's payload. */
 export const get = (
   runtime: Runtime,
   { taskId }: typeof TaskIdParams.Type,
   ctx: RequestContextShape
-): Effect.Effect<Task.DetailedTask, Failure> => Effect.map(lookup(runtime, taskId, ctx), (r) => toWire(r, true))
+): Effect.Effect<Task.DetailedTask, Failure> => answerUnavailable(read(runtime, taskId, ctx))
 
 /**
  * `tasks/update`: answers to the task's open questions. Answers to keys that are not open are
@@ -365,7 +418,7 @@ export const update = (
   { inputResponses, taskId }: typeof UpdateParams.Type,
   ctx: RequestContextShape
 ): Effect.Effect<McpSchema.EmptyResult, Failure> =>
-  Effect.gen(function*() {
+  answerUnavailable(Effect.gen(function*() {
     yield* lookup(runtime, taskId, ctx)
     const updated = yield* modify(runtime, taskId, (r, now) => {
       const open = r.inputRequests ?? {}
@@ -386,7 +439,7 @@ export const update = (
       if (!woken && runtime.store.signals !== undefined) yield* runtime.store.signals.send(taskId)
     }
     return {}
-  })
+  }))
 
 /**
  * `tasks/cancel`: cooperative and eventually consistent (SEP-2663): the ack does not wait for the
@@ -397,15 +450,15 @@ export const cancel = (
   { taskId }: typeof TaskIdParams.Type,
   ctx: RequestContextShape
 ): Effect.Effect<McpSchema.EmptyResult, Failure> =>
-  Effect.gen(function*() {
+  answerUnavailable(Effect.gen(function*() {
     const record = yield* lookup(runtime, taskId, ctx)
     if (Task.isTerminal(record.status)) return {}
     const fiber = yield* FiberMap.get(runtime.fibers, taskId).pipe(Effect.option)
     if (Option.isSome(fiber)) yield* Fiber.interruptFork(fiber.value)
     else {
-      yield* finish(runtime, taskId, { status: "cancelled", statusMessage: "The task was cancelled" })
+      yield* modify(runtime, taskId, finishing({ status: "cancelled", statusMessage: "The task was cancelled" }))
       // a shared store: the instance running the task interrupts it
       if (runtime.store.signals !== undefined) yield* runtime.store.signals.send(taskId)
     }
     return {}
-  })
+  }))
