@@ -187,7 +187,8 @@ interface Cursor {
  * events after it, then each new one as it is recorded (woken by this instance's recorder, or
  * every {@link FOLLOW_POLL} for another instance's), up to and including the response; then the
  * response ends. An id the stream did not issue (unknown, expired, another session's) or a store
- * failure replays nothing and ends the response at once. It ends too, after the events still
+ * failure replays nothing and ends the response at once; when nothing is to be replayed yet, the
+ * response opens with a `: ping` comment (its headers go out at once). It ends too, after the events still
  * recorded, when the store says the stream is abandoned (`Cluster.Replay` `abandoned`: the
  * instance running the request stopped, e.g. killed, its liveness lapsed, or released the stream
  * without a response): the response ends without the request's response, which is how "cannot be
@@ -254,7 +255,8 @@ export const follow = (
         if (now - cursor.movedAt >= quietMs) {
           return [[...frames, Http.sseRetry(FOLLOW_RETRY_MS)], Option.none()] as const
         }
-        return [frames, Option.some({ ...cursor, first: false })] as const
+        // nothing to replay yet: a comment, so that the response (its status and headers) goes out now
+        return [cursor.first ? [Http.ssePing] : frames, Option.some({ ...cursor, first: false })] as const
       })
     const movedAt = yield* Clock.currentTimeMillis
     return Stream.paginateChunkEffect<Cursor, string, never, never>(
