@@ -101,6 +101,47 @@ describe("POST stream resumed on another instance (Redis sessions and event stor
   )
 })
 
+describe("a GET on B following a POST stream of A ends when the stream cannot finish", () => {
+  it.scopedLive(
+    "the request is cancelled on A (A releases the stream: it has no writer): the GET on B ends, no response",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* Processes.redisServer()
+        const prefix = `presa-test-${crypto.randomUUID()}`
+        const instance = (instanceId: string) =>
+          Effect.gen(function*() {
+            const shared = yield* Layer.build(
+              Redis.layer({ url: redis.url, prefix, instanceId, heartbeat: "100 millis" })
+            )
+            const { server } = yield* makeServer().pipe(Effect.provide(shared))
+            return (yield* StreamableHttp.serve(server).pipe(Effect.provide(shared))).url
+          })
+        const a = yield* instance("a")
+        const b = yield* instance("b")
+        const session = yield* openSession(a, LEGACY)
+        const posted = yield* callStages(a, LEGACY, session, 11)
+        const [priming] = yield* read(posted, 1)
+        yield* posted.cancel()
+        const following = yield* resume(b, LEGACY, session, priming?.id ?? "")
+        expect((yield* read(following, 3)).map(describeEvent)).toEqual(["progress 1", "progress 2", "progress 3"])
+        yield* run("cancel", () =>
+          fetch(a, {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "mcp-protocol-version": LEGACY,
+              "mcp-session-id": session
+            },
+            body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 11 } })
+          }).then((r) => r.text()))
+        // A is alive: it is the release, not a lapse, that ends the GET (well within WAIT_MS)
+        expect(yield* following.rest()).toEqual([])
+      }),
+    60_000
+  )
+})
+
 /** Five heartbeats of `examples/cluster.ts` (the default, 1 s): how long a killed writer still looks alive. */
 const LIVENESS_MS = 5 * 1000
 /** The bound asserted from the kill to the end of what followed the request: liveness plus slack for a loaded machine. */
