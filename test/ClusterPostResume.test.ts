@@ -6,7 +6,12 @@
  * which one serves what is explicit. The request runs on A; the client reads part of its stream
  * there and cancels it; more is recorded while no connection is open; the GET with the last id
  * read lands on B, which replays what A recorded, follows the rest as A records it (B polls the
- * store), up to the response, and ends: every event once, in order. Every wait is bounded.
+ * store), up to the response, and ends: every event once, in order; the stream's keys then live
+ * the store's `maxAge`, not a day. A request cancelled on A: the GET following it on B ends (A
+ * released the stream). A killed with SIGKILL (two `examples/cluster.ts` processes) while its
+ * request waits for an answer: the GET following it on B ends, without the response, within A's
+ * liveness bound, and our McpClient's call (its resumption sent to B) fails with `TransportError`
+ * `"Resume"`. Every wait is bounded.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
