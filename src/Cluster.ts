@@ -205,6 +205,12 @@ export interface StoredEvent {
  *   appended to, was released or expired; `events` is then empty);
  * - `gap`: events after that id were dropped by the bounds (count or age) before the client came
  *   back: `events` starts later than the id after it.
+ * - `abandoned` (optional): `true` when the stream has no writer any more: the instance that
+ *   recorded it released it, or stopped without releasing it (its liveness lapsed, e.g. killed).
+ *   Nothing more is appended to it unless an instance claims it: a reader following it for
+ *   messages still to come (a request's response) stops. Absent or `false`: a writer may still
+ *   append (always so in a single-process store, whose one writer is the process itself: a
+ *   released stream is forgotten there, `known` is then `false`).
  *
  * @since 0.3.0
  * @category models
@@ -214,6 +220,7 @@ export interface Replay {
   readonly latest: number
   readonly known: boolean
   readonly gap: boolean
+  readonly abandoned?: boolean | undefined
 }
 
 /**
@@ -232,7 +239,8 @@ export interface Replay {
  * - `replayAfter(stream, id)`: see {@link Replay}.
  * - `release(stream)`: this instance no longer needs the stream (its session ended here; a
  *   request's stream ended without its response, or its retention after the response passed); a
- *   store shared by several instances keeps it for the others until it expires.
+ *   store shared by several instances keeps it for the others until it expires, with no writer
+ *   (the next instance to append or claim becomes it; {@link Replay} `abandoned` until then).
  *
  * Bounds: each stream keeps at most `maxEvents` events (the oldest go first) and none older than
  * `maxAge`. Every operation fails with {@link EventStoreError} rather than wait on an absent

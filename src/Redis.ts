@@ -261,15 +261,19 @@ export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisCo
  *
  * - Bounds (`Cluster.EventStoreOptions`): at most `maxEvents` entries per stream (default 100;
  *   exact `MAXLEN` trimming on each append) and none older than `maxAge` (default 10 minutes:
- *   `MINID` trimming on each append, and older entries are not replayed). A stream's keys expire a
- *   day (or `maxAge`, if longer) after its last append or claim.
+ *   `MINID` trimming on each append, and older entries are not replayed). A GET stream's keys
+ *   expire a day (or `maxAge`, if longer) after its last append or claim; a request's stream's
+ *   `maxAge` after (a day if `maxAge` is infinite), and once expired a late append does not
+ *   recreate it (its message is sent without an id).
  * - One writer per stream, `<prefix>:events:<stream>:writer`: the instance that last opened the
  *   session's GET stream (or, before any, the first to record); for a request's stream, the
  *   instance running the request. Every instance holding the session
  *   sees the same notifications; only the writer records them, so each is recorded once. Each
  *   instance refreshes `<prefix>:events:alive:<instanceId>` every `heartbeat`; when a writer's key
  *   expired (five heartbeats: it stopped), the next instance holding the session to record becomes
- *   the writer.
+ *   the writer. `release` gives the stream up (the writer key is deleted if it is this
+ *   instance's). A stream without a live writer replays with `abandoned: true`
+ *   (`Cluster.Replay`, since 0.3.0): a GET following a request's stream then ends.
  * - Each entry is stamped with the `deployment`; an entry of another deployment, or one that does
  *   not decode, is not replayed (counted in {@link ignored}, source `event`).
  * - While Redis is away, operations fail with `Cluster.EventStoreError`: an event is still sent

@@ -1,7 +1,8 @@
 /**
  * `Cluster.EventStore`: the in-memory store (the GET streams' default replay buffer; TestClock for
  * ages) and `Redis.layerEventStore` on a real `redis-server` (two connections as two instances):
- * bounds by count and age, the replay of an id the stream did not issue, one writer per stream.
+ * bounds by count and age, the replay of an id the stream did not issue, one writer per stream, a
+ * stream without a live writer reported abandoned, a request stream's keys living `maxAge`.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -13,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
+import { Redis as IORedis } from "ioredis"
 import * as Cluster from "../src/Cluster.js"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as Redis from "../src/Redis.js"
@@ -136,6 +138,53 @@ describe("Redis event store (real redis-server)", () => {
         Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("10 seconds")))
       )
       expect(taken.id).toBe(2)
+    }))
+
+  it.scopedLive("a stream whose writer released it or stopped is abandoned; a request stream's keys live maxAge", () =>
+    Effect.gen(function*() {
+      const redis = yield* Processes.redisServer()
+      const prefix = `presa-test-${crypto.randomUUID()}`
+      const open = (instanceId: string) => redisStore(redis.url, prefix, instanceId, { maxAge: "400 millis" })
+      const aScope = yield* Scope.make()
+      const a = yield* open("a").pipe(Scope.extend(aScope))
+      const b = yield* open("b")
+      // a records, and lives: not abandoned
+      expect(yield* a.claim("post:s:k")).toBe(0)
+      yield* appendAll(a, "post:s:k", [1])
+      expect((yield* b.replayAfter("post:s:k", 0)).abandoned).toBeUndefined()
+      // b releasing a stream a writes changes nothing; a releasing it leaves it without a writer
+      yield* b.release("post:s:k")
+      expect((yield* b.replayAfter("post:s:k", 0)).abandoned).toBeUndefined()
+      yield* a.release("post:s:k")
+      const released = yield* b.replayAfter("post:s:k", 0)
+      expect(released).toMatchObject({ latest: 1, known: true, abandoned: true })
+      expect(ids(released)).toEqual([1])
+      // a request stream's keys live maxAge after its last event; a GET stream's, a day
+      yield* appendAll(a, "get:s", [1])
+      const inspect = new IORedis(redis.url, { maxRetriesPerRequest: 1 })
+      yield* Effect.addFinalizer(() => Effect.sync(() => inspect.disconnect()))
+      const pttl = (key: string) => Effect.promise(() => inspect.pttl(`${prefix}:events:${key}`))
+      expect(yield* pttl("post:s:k:writer")).toBe(-2) // released: no writer key
+      for (const key of ["post:s:k", "post:s:k:n"]) {
+        const ttl = yield* pttl(key)
+        expect(ttl).toBeGreaterThan(0)
+        expect(ttl).toBeLessThanOrEqual(400)
+      }
+      expect(yield* pttl("get:s")).toBeGreaterThan(60 * 60 * 1000)
+      // a stops (its liveness lapses within five heartbeats): its stream is abandoned
+      expect(yield* a.claim("post:s:m")).toBe(0)
+      expect((yield* b.replayAfter("post:s:m", 0)).abandoned).toBeUndefined()
+      yield* Scope.close(aScope, Exit.void)
+      yield* b.replayAfter("post:s:m", 0).pipe(
+        Effect.filterOrFail((r) => r.abandoned === true, () => new Error("still has a live writer")),
+        Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("10 seconds")))
+      )
+      // a request stream whose keys expired is not recreated by a late append; a GET stream is
+      expect(yield* b.claim("post:s:n")).toBe(0)
+      yield* Effect.sleep("600 millis")
+      expect(Option.isNone(yield* b.append("post:s:n", note(1)))).toBe(true)
+      expect((yield* b.replayAfter("post:s:n", 0)).known).toBe(false)
+      expect(Option.isSome(yield* b.append("get:u", note(1)))).toBe(true)
     }))
 
   it.scopedLive("bounded by age; entries of another deployment are not replayed; Redis away fails", () =>

@@ -89,8 +89,8 @@ const headers = (version: string, sessionId?: string): Record<string, string> =>
   ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId })
 })
 
-/** A session at `version`: initialize + initialized; its id. */
-export const openSession = (url: string, version: string) =>
+/** A session at `version` (the client declaring `capabilities`, default none): initialize + initialized; its id. */
+export const openSession = (url: string, version: string, capabilities: Record<string, unknown> = {}) =>
   run("session", async () => {
     const init = await fetch(url, {
       method: "POST",
@@ -99,7 +99,7 @@ export const openSession = (url: string, version: string) =>
         jsonrpc: "2.0",
         id: 1,
         method: "initialize",
-        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "post-resume", version: "0" } }
+        params: { protocolVersion: version, capabilities, clientInfo: { name: "post-resume", version: "0" } }
       })
     })
     await init.text()
@@ -116,6 +116,17 @@ export const openSession = (url: string, version: string) =>
 
 /** POSTs a `stages` call; its SSE body. */
 export const callStages = (url: string, version: string, session: string, id: number) =>
+  callTool(url, version, session, id, "stages", {})
+
+/** POSTs a call of the tool `name` (with a progress token) answered with an SSE body; that body. */
+export const callTool = (
+  url: string,
+  version: string,
+  session: string,
+  id: number,
+  name: string,
+  args: Record<string, unknown>
+) =>
   run("POST", async () => {
     const response = await fetch(url, {
       method: "POST",
@@ -124,7 +135,7 @@ export const callStages = (url: string, version: string, session: string, id: nu
         jsonrpc: "2.0",
         id,
         method: "tools/call",
-        params: { name: "stages", arguments: {}, _meta: { progressToken: "t" } }
+        params: { name, arguments: args, _meta: { progressToken: "t" } }
       })
     })
     if (response.status !== 200 || response.body === null) throw new Error(`POST ${response.status}`)

@@ -18,15 +18,24 @@ import type { RedisConnectionShape } from "../../Redis.js"
 import { bounds, replayOf, unknownStream } from "../eventStore.js"
 import * as Envelope from "./envelope.js"
 
-/** The least time a stream's keys live after its last append or claim: a day (ms). */
+/** The least time a GET stream's keys live after its last append or claim: a day (ms). */
 const MIN_KEY_TTL_MS = 24 * 60 * 60 * 1000
 
 /**
+ * A request's POST stream (`post:<session id>:<key>`, named by the Streamable HTTP transport):
+ * its keys live `maxAge` after its last append or claim (a day when `maxAge` is infinite), and
+ * once they expired it is not recreated by a late append.
+ */
+const isRequestStream = (stream: string): boolean => stream.startsWith("post:")
+
+/**
  * KEYS: stream, counter, writer. ARGV: instance, envelope, maxEvents, maxAge ms ('' none), key ttl
- * ms, the prefix of the liveness keys. 0 when another live instance is the writer (a writer whose
- * liveness key expired is replaced); else the event's id.
+ * ms, the prefix of the liveness keys, '1' when the stream must exist already (a request's stream
+ * whose keys expired stays gone). 0 when another live instance is the writer (a writer whose
+ * liveness key expired is replaced), or the stream is gone; else the event's id.
  */
 const APPEND = `
+if ARGV[7] == '1' and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 local writer = redis.call('GET', KEYS[3])
 if writer and writer ~= ARGV[1] and redis.call('EXISTS', ARGV[6] .. writer) == 1 then return 0 end
 redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[5])
@@ -52,8 +61,10 @@ return tonumber(redis.call('GET', KEYS[2]) or '0')
 `
 
 /**
- * KEYS: stream, counter. ARGV: maxAge ms ('' none). {latest id (-1: the stream was never claimed
- * nor appended to, or expired), entries not older than maxAge}.
+ * KEYS: stream, counter, writer. ARGV: maxAge ms ('' none), the prefix of the liveness keys.
+ * {latest id (-1: the stream was never claimed nor appended to, or expired), entries not older
+ * than maxAge, 1 when the stream has no live writer (released, or its instance's liveness key
+ * expired) else 0}: read at once, so every event its last writer appended is among the entries.
  */
 const REPLAY = `
 local start = '-'
@@ -62,7 +73,16 @@ if ARGV[1] ~= '' then
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   start = string.format('%d', now - tonumber(ARGV[1]))
 end
-return {tonumber(redis.call('GET', KEYS[2]) or '-1'), redis.call('XRANGE', KEYS[1], start, '+')}
+local writer = redis.call('GET', KEYS[3])
+local abandoned = 1
+if writer and redis.call('EXISTS', ARGV[2] .. writer) == 1 then abandoned = 0 end
+return {tonumber(redis.call('GET', KEYS[2]) or '-1'), redis.call('XRANGE', KEYS[1], start, '+'), abandoned}
+`
+
+/** KEYS: writer. ARGV: instance. This instance stops being the stream's writer (if it is). */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
 `
 
 /** What an entry's `e` field holds (besides the deployment stamp): the message as its JSON value. */
@@ -73,7 +93,8 @@ const encodeEntry = Envelope.encode(Entry)
 /** The replay script's answer as ioredis gives it. */
 const ReplayReply = Schema.Tuple(
   Schema.Number,
-  Schema.Array(Schema.Tuple(Schema.String, Schema.Array(Schema.String)))
+  Schema.Array(Schema.Tuple(Schema.String, Schema.Array(Schema.String))),
+  Schema.Number
 )
 const decodeReplayReply = Schema.decodeUnknownEither(ReplayReply)
 
@@ -93,6 +114,8 @@ export const make = (
     const { maxAgeMs, maxEvents } = bounds(options)
     const age = Number.isFinite(maxAgeMs) ? String(maxAgeMs) : ""
     const keyTtl = String(Number.isFinite(maxAgeMs) ? Math.max(maxAgeMs, MIN_KEY_TTL_MS) : MIN_KEY_TTL_MS)
+    const requestTtl = String(Number.isFinite(maxAgeMs) ? maxAgeMs : MIN_KEY_TTL_MS)
+    const ttlOf = (stream: string) => isRequestStream(stream) ? requestTtl : keyTtl
     const keys = (stream: string) => {
       const base = redis.key(`events:${stream}`)
       return [base, `${base}:n`, `${base}:writer`] as const
@@ -142,7 +165,18 @@ export const make = (
           return redis.run(
             "event append",
             (c) =>
-              c.eval(APPEND, 3, ...keys(stream), redis.instanceId, text, String(maxEvents), age, keyTtl, alivePrefix)
+              c.eval(
+                APPEND,
+                3,
+                ...keys(stream),
+                redis.instanceId,
+                text,
+                String(maxEvents),
+                age,
+                ttlOf(stream),
+                alivePrefix,
+                isRequestStream(stream) ? "1" : "0"
+              )
           ).pipe(
             Effect.mapError(failed),
             Effect.map((n) =>
@@ -151,12 +185,12 @@ export const make = (
           )
         }),
       claim: (stream) =>
-        redis.run("event claim", (c) => c.eval(CLAIM, 3, ...keys(stream), redis.instanceId, keyTtl)).pipe(
+        redis.run("event claim", (c) => c.eval(CLAIM, 3, ...keys(stream), redis.instanceId, ttlOf(stream))).pipe(
           Effect.mapError(failed),
           Effect.map((n) => typeof n === "number" ? n : 0)
         ),
       replayAfter: (stream, after) =>
-        redis.run("event replay", (c) => c.eval(REPLAY, 2, keys(stream)[0], keys(stream)[1], age)).pipe(
+        redis.run("event replay", (c) => c.eval(REPLAY, 3, ...keys(stream), age, alivePrefix)).pipe(
           Effect.mapError(failed),
           Effect.flatMap((reply) => {
             const decoded = decodeReplayReply(reply)
@@ -165,15 +199,19 @@ export const make = (
                 new Cluster.EventStoreError({ operation: "event replay", message: "unexpected reply from Redis" })
               )
             }
-            const [latest, entries] = decoded.right
+            const [latest, entries, abandoned] = decoded.right
             if (latest < 0) return Effect.succeed(unknownStream)
             return Effect.map(
               Effect.forEach(entries, toEvent),
-              (events) => replayOf(events.flatMap(Option.toArray), 1, latest, after)
+              (events): Cluster.Replay => ({
+                ...replayOf(events.flatMap(Option.toArray), 1, latest, after),
+                ...(abandoned === 1 ? { abandoned: true } : {})
+              })
             )
           })
         ),
-      release: () => Effect.void
+      release: (stream) =>
+        Effect.ignore(redis.run("event release", (c) => c.eval(RELEASE, 1, keys(stream)[2], redis.instanceId)))
     }
     return store
   })

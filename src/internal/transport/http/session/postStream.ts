@@ -187,9 +187,15 @@ interface Cursor {
  * events after it, then each new one as it is recorded (woken by this instance's recorder, or
  * every {@link FOLLOW_POLL} for another instance's), up to and including the response; then the
  * response ends. An id the stream did not issue (unknown, expired, another session's) or a store
- * failure replays nothing and ends the response at once. It ends too when the session ends, and
- * after {@link FOLLOW_QUIET} without a new event (a `retry` field first). It counts as an open
- * stream of the session (the idle sweep leaves the session alone meanwhile).
+ * failure replays nothing and ends the response at once; when nothing is to be replayed yet, the
+ * response opens with a `: ping` comment (its headers go out at once). It ends too, after the events still
+ * recorded, when the store says the stream is abandoned (`Cluster.Replay` `abandoned`: the
+ * instance running the request stopped, e.g. killed, its liveness lapsed, or released the stream
+ * without a response): the response ends without the request's response, which is how "cannot be
+ * resumed further" looks to a client (it tries again within its bounds, then gives up). It ends
+ * when the session ends, and after {@link FOLLOW_QUIET} without a new event (a `retry` field
+ * first). It counts as an open stream of the session (the idle sweep leaves the session alone
+ * meanwhile).
  */
 export const follow = (
   state: StoreState,
@@ -237,13 +243,20 @@ export const follow = (
         const events = end === -1 ? replay.events : replay.events.slice(0, end + 1)
         const frames = events.map((e) => Http.sseEvent(JsonRpc.encode(e.message), eventId(key, e.id)))
         if (end !== -1) return [frames, Option.none()] as const
+        if (replay.abandoned === true) {
+          yield* Effect.logDebug(
+            `Streamable HTTP: session ${session.id}: request stream ${key} has no writer any more (its instance stopped or released it) and no response: the GET ends`
+          )
+          return [frames, Option.none()] as const
+        }
         const now = yield* Clock.currentTimeMillis
         const last = events[events.length - 1]
         if (last !== undefined) return [frames, Option.some({ after: last.id, movedAt: now, first: false })] as const
         if (now - cursor.movedAt >= quietMs) {
           return [[...frames, Http.sseRetry(FOLLOW_RETRY_MS)], Option.none()] as const
         }
-        return [frames, Option.some({ ...cursor, first: false })] as const
+        // nothing to replay yet: a comment, so that the response (its status and headers) goes out now
+        return [cursor.first ? [Http.ssePing] : frames, Option.some({ ...cursor, first: false })] as const
       })
     const movedAt = yield* Clock.currentTimeMillis
     return Stream.paginateChunkEffect<Cursor, string, never, never>(
