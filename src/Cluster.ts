@@ -175,7 +175,7 @@ export class SessionStore extends Context.Tag("presa-mcp/SessionStore")<SessionS
 /**
  * An {@link EventStore} could not reach its backend (or the backend failed the operation).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class EventStoreError extends Data.TaggedError("EventStoreError")<{
@@ -187,7 +187,7 @@ export class EventStoreError extends Data.TaggedError("EventStoreError")<{
  * One event of a resumable stream: its id (increasing by one within its stream; the SSE `id` field) and the
  * server message it carries.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface StoredEvent {
@@ -212,7 +212,7 @@ export interface StoredEvent {
  *   append (always so in a single-process store, whose one writer is the process itself: a
  *   released stream is forgotten there, `known` is then `false`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Replay {
@@ -246,7 +246,7 @@ export interface Replay {
  * `maxAge`. Every operation fails with {@link EventStoreError} rather than wait on an absent
  * backend.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface EventStoreShape {
@@ -265,7 +265,7 @@ export interface EventStoreShape {
  * `replayBufferSize`). `presa-mcp/Redis` provides one on Redis Streams (`Redis.layerEventStore`),
  * so that a legacy session's GET stream resumed on any instance replays what it missed.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export class EventStore extends Context.Tag("presa-mcp/EventStore")<EventStore, EventStoreShape>() {}
@@ -274,7 +274,7 @@ export class EventStore extends Context.Tag("presa-mcp/EventStore")<EventStore, 
  * Bounds of an event store, per stream: `maxEvents` (events, default 100) and `maxAge` (default
  * 10 minutes, 600,000 ms; an event older than that is not replayed).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface EventStoreOptions {
@@ -285,7 +285,7 @@ export interface EventStoreOptions {
 /**
  * Default `maxEvents` of an event store: 100 events per stream.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_MAX_EVENTS = 100
@@ -293,7 +293,7 @@ export const DEFAULT_MAX_EVENTS = 100
 /**
  * Default `maxAge` of an event store: 10 minutes (600,000 ms).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_MAX_EVENT_AGE: Duration.DurationInput = "10 minutes"
@@ -304,7 +304,7 @@ export const DEFAULT_MAX_EVENT_AGE: Duration.DurationInput = "10 minutes"
  * rather than replayed from the wrong stream). Every append is recorded (one writer: this
  * process); `release` forgets the stream. Ages are read from the Effect `Clock`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const makeMemoryEventStore = (

@@ -383,7 +383,7 @@ export const parse = (text: string): Classified => {
  * array is `Invalid`); an empty array yields one `Invalid` -32600 (JSON-RPC 2.0, Batch); any
  * other value yields `[classify(value)]`. Servers keep refusing batches: they use `classify`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category decoding
  */
 export const classifyBatch = (value: unknown): ReadonlyArray<Classified> =>
@@ -397,7 +397,7 @@ export const classifyBatch = (value: unknown): ReadonlyArray<Classified> =>
  * {@link parse} for a client: one frame of text that may be a JSON-RPC batch, classified message
  * by message as {@link classifyBatch} does. Text that is not JSON → one `Invalid` with -32700.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category decoding
  */
 export const parseBatch = (text: string): ReadonlyArray<Classified> => {

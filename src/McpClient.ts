@@ -264,7 +264,7 @@ export interface Options extends InputHandlers {
  * What a client knows of a server's era ({@link Options.era}, {@link EraCache}): `legacy`, or
  * `modern` with the server's `Info` when known (what `server/discover` answered).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface EraVerdict {
@@ -278,7 +278,7 @@ export interface EraVerdict {
  * after a server was upgraded). Implement it over a shared store (Redis, …) for workers of a
  * gateway; {@link makeEraCache} is the in-memory one.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface EraCache {
@@ -291,7 +291,7 @@ export interface EraCache {
  * An in-memory {@link EraCache} (a `Ref` of a `HashMap`), to share among the clients of one
  * process. Entries live until invalidated.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const makeEraCache: Effect.Effect<EraCache> = internalEra.make

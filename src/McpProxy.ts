@@ -147,7 +147,7 @@ export interface ToolPolicy {
  * An include / exclude list of exact names or URIs (every field optional): `include` keeps only
  * these (default all), `exclude` then drops these (default none).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Filter {
@@ -167,7 +167,7 @@ export interface Filter {
  *   served with the prefix after its scheme (`ui://dice/view` of `apps` is `ui://apps/dice/view`,
  *   `file:///a` of `fs` is `file://fs//a`, `urn:x:1` of `b` is `urn:b:x:1`; docs/proxy.md).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Policy extends ToolPolicy {
@@ -308,7 +308,7 @@ export interface Options extends internal.Options {}
  * the proxy tries again with its `retry`), `"givenUp"` (down for good: its `retry` is done, or it
  * has no way to reconnect).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type BackendStatus = internalHealth.Status
@@ -319,7 +319,7 @@ export type BackendStatus = internalHealth.Status
  * failed attempt; its message names no secret of a configuration), `connections` (made so far,
  * the first included) and `attempts` (failed attempts since the last connection).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type BackendHealth = internalHealth.BackendHealth
@@ -345,7 +345,7 @@ export type BackendHealth = internalHealth.BackendHealth
  * }).pipe(Effect.scoped)
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type Health = internalHealth.Health
@@ -353,7 +353,7 @@ export type Health = internalHealth.Health
 /**
  * An empty {@link Health} view, to pass as {@link Options} `health`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const makeHealth: Effect.Effect<Health> = internalHealth.makeHealth

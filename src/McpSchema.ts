@@ -65,7 +65,7 @@ export const isProtocolVersion = (v: unknown): v is ProtocolVersion =>
  * 2025-03-26), checks no `outputSchema` and answers `elicitation/create` with -32601 (neither
  * exists there), and reads a JSON-RPC batch from the server message by message.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category symbols
  */
 export const CLIENT_VERSIONS: ReadonlyArray<ClientProtocolVersion> = [...ALL_VERSIONS, "2025-03-26"]
@@ -74,7 +74,7 @@ export const CLIENT_VERSIONS: ReadonlyArray<ClientProtocolVersion> = [...ALL_VER
  * A revision an `McpClient` speaks: a {@link ProtocolVersion}, or 2025-03-26 (client only, see
  * {@link CLIENT_VERSIONS}).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type ClientProtocolVersion = ProtocolVersion | "2025-03-26"
@@ -85,7 +85,7 @@ export type ClientProtocolVersion = ProtocolVersion | "2025-03-26"
  * (`outputSchema`, `structuredContent`), elicitation, `title` fields, resource links; and it
  * allows JSON-RPC batches (MCP 2025-06-18, Key Changes).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category guards
  */
 export const isBefore20250618 = (v: string): boolean => v < "2025-06-18"

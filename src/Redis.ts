@@ -279,7 +279,7 @@ export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisCo
  * - While Redis is away, operations fail with `Cluster.EventStoreError`: an event is still sent
  *   live on an open stream here, without an id; a stream opened then has no replay.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const layerEventStore = (

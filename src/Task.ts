@@ -61,7 +61,7 @@ export const Method = {
  * client listed in `notifications.taskIds` and the server acknowledged (`McpClient.listen` with
  * `taskIds`; read one with {@link fromNotification}).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const STATUS_NOTIFICATION = "notifications/tasks"
@@ -188,7 +188,7 @@ const decodeDetailed = Schema.decodeUnknownOption(DetailedTask)
  * {@link DetailedTask} (its `_meta`, e.g. the listen's subscription id, left out: what remains is
  * what `tasks/get` gives). `None` for another method or params that are not a `DetailedTask`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category decoding
  */
 export const fromNotification = (notification: JsonRpc.Notification): Option.Option<DetailedTask> => {
@@ -300,7 +300,7 @@ export interface TaskStoreShape {
  * that meets it is answered -32603 with the message "Task store unavailable" (nothing of this
  * error is sent).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class TaskStoreError extends Data.TaggedError("TaskStoreError")<{

@@ -25,7 +25,7 @@
  * The module imports neither `vitest` nor `@effect/vitest` (they stay the test's own
  * dependencies); its assertions are plain Effect failures, so any runner reports them.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import type * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -49,7 +49,7 @@ import type * as Tool from "./Tool.js"
  * more is answered with an `McpError` -32603 naming the question, which fails the call) or a
  * function of the question's params.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type Script<A> =
@@ -59,7 +59,7 @@ export type Script<A> =
 /**
  * Options of the test client.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -89,7 +89,7 @@ export interface Options {
  * One question the server asked the client: its method (`elicitation/create`,
  * `sampling/createMessage`, `roots/list`) and params, in the order asked.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Asked {
@@ -111,7 +111,7 @@ export interface Asked {
  *   list change arrives after the end of the event-loop turn);
  * - `asked`: the questions the server asked, in order.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface TestClient {
@@ -131,7 +131,7 @@ export interface TestClient {
  * The service Tag of the {@link TestClient}: `yield* Testing.TestClient` in a test given
  * {@link layer} or {@link layerFromService}.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tags
  */
 export const TestClient: Context.Tag<TestClient, TestClient> = internal.TestClientTag
@@ -139,7 +139,7 @@ export const TestClient: Context.Tag<TestClient, TestClient> = internal.TestClie
 /**
  * The failure of a `Testing` assertion; its `message` says what was expected and what came.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export type AssertionError = internal.AssertionError
@@ -147,7 +147,7 @@ export type AssertionError = internal.AssertionError
 /**
  * The class of {@link AssertionError} (tag `"AssertionError"`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export const AssertionError: typeof internal.AssertionError = internal.AssertionError
@@ -156,7 +156,7 @@ export const AssertionError: typeof internal.AssertionError = internal.Assertion
  * A test client connected to `server` in this process, for the Scope's lifetime: see
  * {@link TestClient}. Fails as `McpClient.connect` fails.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make: (
@@ -185,7 +185,7 @@ export const make: (
  * const TestLive = Testing.layerFromService().pipe(Layer.provideMerge(App))
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const layerFromService: (
@@ -212,7 +212,7 @@ export const layerFromService: (
  * const TestLive = Testing.layer({ name: "calc", version: "1.0.0", tools: [add] }, { era: "legacy" })
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = <
@@ -234,7 +234,7 @@ export const layer = <
  * `result` when it is not an error result; else fails with {@link AssertionError} quoting its
  * text. Use as `client.callTool(…).pipe(Effect.flatMap(Testing.expectSuccess))`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category testing
  */
 export const expectSuccess: (
@@ -245,7 +245,7 @@ export const expectSuccess: (
  * The text of an error result (`isError: true`: what the model reads); a successful result fails
  * with {@link AssertionError}.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category testing
  */
 export const expectError: (result: McpSchema.CallToolResult) => Effect.Effect<string, AssertionError> =
@@ -256,7 +256,7 @@ export const expectError: (result: McpSchema.CallToolResult) => Effect.Effect<st
  * without `structuredContent`, or content that does not decode fails with
  * {@link AssertionError} (the decode's issues as a tree, and the content).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category testing
  */
 export const structured: <A, I>(
@@ -269,7 +269,7 @@ export const structured: <A, I>(
  * name / URI / URI template, and `json`: all four as one JSON text with every object's keys
  * sorted (2-space indented), stable across runs and definition order.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface ListingSnapshot {
@@ -285,7 +285,7 @@ export interface ListingSnapshot {
  * .toMatchSnapshot()` fails when a tool's `inputSchema` / `outputSchema` (or anything else
  * listed) drifts. Fails as the list calls fail.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category testing
  */
 export const listing: Effect.Effect<ListingSnapshot, McpClient.CallError, McpClient.McpClient> = internal.listing

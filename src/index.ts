@@ -54,7 +54,7 @@ export * as Skill from "./Skill.js"
 export * as Task from "./Task.js"
 /** @since 0.2.0 */
 export * as Telemetry from "./Telemetry.js"
-/** @since 0.3.0 */
+/** @since 0.2.0 */
 export * as Testing from "./Testing.js"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.js"
