@@ -29,7 +29,7 @@ import type * as McpSchema from "./McpSchema.js"
 
 /**
  * A change to what the server serves: a list change of one kind (tools, prompts, resources), an
- * update of one resource's contents (MCP 2026-07-28, Subscriptions), or (since 0.3.0)
+ * update of one resource's contents (MCP 2026-07-28, Subscriptions), or (since 0.2.0)
  * `TaskStatus`: the record of task `taskId` changed (status, status message, questions, outcome;
  * the Tasks extension, SEP-2663 "Task Status Notifications"). `TaskStatus` carries only the id:
  * each instance with a `subscriptions/listen` for that task re-reads the shared `Task.TaskStore`
@@ -228,7 +228,7 @@ export interface Replay {
  * "Resumability and Redelivery": event ids are assigned per stream, and `Last-Event-ID` replays
  * only the events of the stream that issued it). A stream is named by the transport: a legacy
  * session's GET stream `get:<session id>`, the SSE stream of one of its POSTed requests
- * `post:<session id>:<key>` (since 0.3.0; `key` is drawn per request, and the stream's SSE ids
+ * `post:<session id>:<key>` (since 0.2.0; `key` is drawn per request, and the stream's SSE ids
  * are `<key>.<id>`).
  *
  * - `append(stream, message)`: records a message and gives its event (the stream's next id).

@@ -221,13 +221,13 @@ export interface Options extends InputHandlers {
    * instead of the whole call, and `maxTotalTimeout` bounds the whole call. On either expiry the
    * request is cancelled on the wire and the call fails with `ClientError` "Timeout". Each MRTR
    * round on its own. Default `true`; `false` makes `requestTimeout` an absolute bound again. Other
-   * methods are never extended. (Since 0.3.0.)
+   * methods are never extended. (Since 0.2.0.)
    */
   readonly resetTimeoutOnProgress?: boolean
   /**
    * The absolute cap of a progress-extended `tools/call` (see `resetTimeoutOnProgress`).
    * `DurationInput`, default 10 minutes (600,000 ms); `Duration.infinity` removes it. A cap
-   * shorter than the deadline is the deadline. (Since 0.3.0.)
+   * shorter than the deadline is the deadline. (Since 0.2.0.)
    */
   readonly maxTotalTimeout?: Duration.DurationInput
   /**
@@ -236,7 +236,7 @@ export interface Options extends InputHandlers {
    * modern version allowed at once, with the `info` given (as an earlier `server/discover` gave it:
    * capabilities, server info) or else none (no capabilities known: `tasks` and `skillsSupported`
    * read false). For a gateway worker that connects to a server whose era is known without a
-   * probe. Wins over `eraCache`. Default: detect. (Since 0.3.0.)
+   * probe. Wins over `eraCache`. Default: detect. (Since 0.2.0.)
    */
   readonly era?: EraVerdict
   /**
@@ -244,7 +244,7 @@ export interface Options extends InputHandlers {
    * one of your own), under `key` (the server's URL, or any name of it): a hit connects without a
    * probe, as `era` does; a miss detects and stores what it found (a modern server's `Info`, or
    * legacy: an error other than a modern one, or no `server/discover` answer within
-   * `probeTimeout`). A failed connection stores nothing. Default: none. (Since 0.3.0.)
+   * `probeTimeout`). A failed connection stores nothing. Default: none. (Since 0.2.0.)
    */
   readonly eraCache?: { readonly cache: EraCache; readonly key: string }
   /**
@@ -255,7 +255,7 @@ export interface Options extends InputHandlers {
    * path) all of them, drafts 4, 7, 2019-09 and 2020-12. A result that does not match (or has no
    * `structuredContent`) fails the call with `ClientError` "InvalidResult"; an `isError` result,
    * and a tool not listed yet, are not checked. Default `JsonSchema.validate`; `() => []` turns
-   * the check off. (Since 0.3.0.)
+   * the check off. (Since 0.2.0.)
    */
   readonly validator?: JsonSchema.Validator
 }
@@ -395,7 +395,7 @@ export interface ListenFilter {
    * the server answers `McpError` -32021). Each carries the task's complete `DetailedTask`; read
    * it with `Task.fromNotification`. Acknowledged: the ids the server agreed to notify for (a
    * presa-mcp server: those the caller may `tasks/get`, at most 100, each one's current state
-   * sent right after the ack). Default: none. Since 0.3.0.
+   * sent right after the ack). Default: none. Since 0.2.0.
    */
   readonly taskIds?: ReadonlyArray<string>
 }
@@ -419,7 +419,7 @@ export interface ListenFilter {
  * way, so a gap never loses a terminal status. When `relisten` gives up, or the failure is not a
  * lost connection (a JSON-RPC error, a 401), the stream fails with that error.
  *
- * `notifications/tasks` (since 0.3.0) are yielded only when their params decode as a
+ * `notifications/tasks` (since 0.2.0) are yielded only when their params decode as a
  * `Task.DetailedTask` (others are dropped and logged at debug level), at most once per state of a
  * task and never after its terminal one (a notification that repeats the last one seen, or is
  * older than it by `lastUpdatedAt`, is dropped).
@@ -644,7 +644,6 @@ export const McpClient: Context.Tag<McpClient, McpClient> = Context.GenericTag<M
  * ```ts
  * import * as Effect from "effect/Effect"
  * import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
  * import { McpClient } from "presa-mcp"
  * import * as StreamableHttp from "presa-mcp/transport/StreamableHttp"
  *

@@ -14,14 +14,14 @@
  *   `title`, `description`, `icons` and `_meta` unchanged (other `Tool` fields are not kept: the
  *   server's definitions have no slot for them), except MCP Apps' view URI (below);
  * - resources and resource templates under their URIs with the prefix inserted after the scheme
- *   (since 0.3.0; `scheme://rest` → `scheme://<prefix>/rest`, `scheme:rest` → `scheme:<prefix>:rest`;
+ *   (since 0.2.0; `scheme://rest` → `scheme://<prefix>/rest`, `scheme:rest` → `scheme:<prefix>:rest`;
  *   a reversible, unambiguous mapping: docs/proxy.md, "Resource URIs"), unless the backend has
  *   `prefixUris: false`; a read maps the URI back and the contents' URIs forward, and resource
  *   subscriptions and `notifications/resources/updated` follow the mapping. Skills keep their
  *   own `skill://` URIs;
  * - completions, routed to the owning backend (a prompt by its prefixed name, a template by its
  *   proxied `uriTemplate`), when that backend declares `completions`;
- * - MCP Apps (`io.modelcontextprotocol/ui`, since 0.3.0): a tool's `_meta.ui.resourceUri` (and the
+ * - MCP Apps (`io.modelcontextprotocol/ui`, since 0.2.0): a tool's `_meta.ui.resourceUri` (and the
  *   flat `ui/resourceUri`) is rewritten to the view's proxied URI and the rest of `_meta.ui` kept
  *   (view contents keep their `_meta`); an app-only tool (`visibility` without `"model"`) is
  *   listed only to callers that declare the extension; for a backend that links a view, each tool
@@ -65,7 +65,7 @@
  * (logged), which the proxy's listeners see as list_changed.
  *
  * - A {@link Backend} (a client you connected) with a `connect` is re-created with it, as a
- *   {@link Connector} is reconnected (since 0.3.0); without one it is not reconnected: its names
+ *   {@link Connector} is reconnected (since 0.2.0); without one it is not reconnected: its names
  *   become unknown (-32602).
  * - A legacy HTTP backend whose session the server no longer knows (404, e.g. after a restart)
  *   gets a fresh session from the client transport, transparently (the call is answered).
@@ -157,7 +157,7 @@ export interface Filter {
 
 /**
  * What the proxy serves of a backend: the {@link ToolPolicy} fields for its tools, plus (every
- * field optional, since 0.3.0)
+ * field optional, since 0.2.0)
  *
  * - `prompts`: a {@link Filter} on its prompts' names (the backend's names);
  * - `resources`: a {@link Filter} on its static resources' URIs (the backend's URIs);
@@ -180,13 +180,13 @@ export interface Policy extends ToolPolicy {
 /**
  * One backend: `prefix` (1 or more of `A-Z a-z 0-9 _ . -`, unique among the backends; names its
  * tools and prompts `<prefix>_<name>`, its URIs, and the backend in errors and logs; or, since
- * 0.3.0, the empty string `""` for a proxy's only backend: its names and URIs are then served
+ * 0.2.0, the empty string `""` for a proxy's only backend: its names and URIs are then served
  * unchanged, as the backend serves them — `presa-mcp dev` serves this way) and
  * `client`, a connected client (any transport, either era), plus the optional {@link Policy}
- * fields (since 0.2.0; the filters and `prefixUris` since 0.3.0). The proxy does not close the
+ * fields (since 0.2.0). The proxy does not close the
  * client: the Scope that connected it owns it.
  *
- * - `connect` (since 0.3.0): how to connect the backend again, as a {@link Connector}'s. When the
+ * - `connect` (since 0.2.0): how to connect the backend again, as a {@link Connector}'s. When the
  *   given client's connection is lost, the proxy re-creates the backend with it (and `retry`,
  *   default {@link DEFAULT_RETRY}), as it does for a {@link Connector}.
  * - Without `connect`, the backend is not reconnected: its names become unknown (-32602) and
@@ -291,7 +291,7 @@ export const DEFAULT_RETRY: Schedule.Schedule<unknown, unknown> = internalReconn
  * - `maxListBytes` (since 0.2.0): bytes (UTF-8 JSON) of the entries kept of one backend list, a
  *   static skill counting the declared sizes of its files too (they are fetched and held), default
  *   16 MiB;
- * - `health` (since 0.3.0): a {@link Health} (from {@link makeHealth}) the proxy keeps up to date
+ * - `health` (since 0.2.0): a {@link Health} (from {@link makeHealth}) the proxy keeps up to date
  *   with its backends' status; default one of its own, not reachable.
  *
  * A list over one of the last three is cut: the entries read within the bounds are served in the
@@ -594,7 +594,7 @@ export type ServerEntry = internalConfig.ServerEntry
  *   "default": <JSON> }`, or `{ "hide": true, "value": <JSON> }` (the caller does not see it; the
  *   proxy sends `value`); see `ToolTransform` and docs/tool-transform.md;
  * - `prompts`, `resources`, `resourceTemplates` (each `{ "include"?: [...], "exclude"?: [...] }`)
- *   and `prefixUris` (since 0.3.0): see {@link Policy};
+ *   and `prefixUris` (since 0.2.0): see {@link Policy};
  * - `retry`: see {@link Retry};
  * - `disabled`: `true` leaves the entry out.
  *

@@ -671,7 +671,7 @@ export const part = <P extends Part.Any | Effect.Effect<Part.Any, unknown, unkno
 
 /**
  * A change event: a list changed (`tools`, `prompts`, `resources`) or a resource's contents were
- * updated; since 0.3.0 also `TaskStatus`, a task's record changed (see `Cluster.ChangeEvent`).
+ * updated; since 0.2.0 also `TaskStatus`, a task's record changed (see `Cluster.ChangeEvent`).
  *
  * @since 0.1.0
  * @category models

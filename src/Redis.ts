@@ -212,7 +212,7 @@ export const layerChangeBus: Layer.Layer<Cluster.ChangeBus, never, RedisConnecti
  *   records stay until their ttl.
  * - Each instance refreshes `<prefix>:alive:<instanceId>` every heartbeat; an unfinished task
  *   whose instance's key expired reads `failed` ("The server instance running the task stopped").
- * - A Redis error is the store's `Task.TaskStoreError` (since 0.3.0; before, a defect): a request
+ * - A Redis error is the store's `Task.TaskStoreError` (since 0.2.0; before, a defect): a request
  *   is answered -32603 ("Task store unavailable"), nothing waits longer than `commandTimeout`; a
  *   change a task running here makes meanwhile is kept by the server and written when Redis is
  *   back (docs/scale-out.md, "When Redis is away"), and written again whole when Redis lost the
@@ -220,7 +220,7 @@ export const layerChangeBus: Layer.Layer<Cluster.ChangeBus, never, RedisConnecti
  * - The heartbeat key is also refreshed as soon as the connection is ready again, and an instance
  *   reads another's task as stopped only once it has itself reached Redis for five heartbeats
  *   (since its connection was ready and since its last failed command): an outage may outlive the
- *   keys (since 0.3.0).
+ *   keys (since 0.2.0).
  * - A stored record that does not decode (corrupt, over `maxMessageBytes`) is a defect of the
  *   request reading that task only (-32603; the log names the task); a record stamped with another
  *   deployment reads as absent. Both are counted in {@link ignored}.
@@ -273,7 +273,7 @@ export const layerSessionStore: Layer.Layer<Cluster.SessionStore, never, RedisCo
  *   expired (five heartbeats: it stopped), the next instance holding the session to record becomes
  *   the writer. `release` gives the stream up (the writer key is deleted if it is this
  *   instance's). A stream without a live writer replays with `abandoned: true`
- *   (`Cluster.Replay`, since 0.3.0): a GET following a request's stream then ends.
+ *   (`Cluster.Replay`, since 0.2.0): a GET following a request's stream then ends.
  * - Each entry is stamped with the `deployment`; an entry of another deployment, or one that does
  *   not decode, is not replayed (counted in {@link ignored}, source `event`).
  * - While Redis is away, operations fail with `Cluster.EventStoreError`: an event is still sent

@@ -265,7 +265,7 @@ export interface TaskRecord {
  * - `get`: the live record.
  * - `modify`: replaces the live record with `f(record)`; yields the new one.
  *
- * Every operation fails with {@link TaskStoreError} (since 0.3.0) when the store cannot be
+ * Every operation fails with {@link TaskStoreError} (since 0.2.0) when the store cannot be
  * reached, instead of waiting on it; a store kept in memory never fails. The server then answers
  * the request -32603 ("Task store unavailable"), and a change of a task it runs (its end, a
  * question, progress) is kept by the instance and written when the store is back (see
@@ -386,7 +386,7 @@ export const layerMemory: Layer.Layer<TaskStore> = Layer.effect(TaskStore, makeM
  * 10,000 `tasks/get` requests). Between polls the client waits the task's `pollIntervalMs`
  * (default 1 second when the server gives none), kept within 10 ms – 60 s. Exceeding a bound
  * fails with `ClientError` `Timeout`. Giving `maxPolls` makes `awaitResult` poll only (no
- * `notifications/tasks`; since 0.3.0).
+ * `notifications/tasks`; since 0.2.0).
  *
  * @since 0.1.0
  * @category models
@@ -412,7 +412,7 @@ export interface AwaitOptions {
  *   questions with the client's `onElicit` / `onSample` / `onRoots` (each key once) through
  *   `tasks/update`; yields the `CallToolResult` of a `completed` task, fails with the task's
  *   `McpError` when it `failed`, and with `ClientError` `Cancelled` when it was cancelled.
- *   Since 0.3.0 it first opens a `subscriptions/listen` with `taskIds: [taskId]`: when the server
+ *   Since 0.2.0 it first opens a `subscriptions/listen` with `taskIds: [taskId]`: when the server
  *   acknowledges the id, the task's `notifications/tasks` drive it (no `tasks/get`, except one when
  *   no notification came within 1 second of the ack: a server need not send the current state on
  *   listen); else (no listen, the id not acknowledged, the stream ended) it polls `tasks/get`. With

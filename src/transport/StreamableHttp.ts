@@ -35,7 +35,7 @@
  * log) *before* its result and the client accepts `text/event-stream`: the response then becomes
  * an SSE stream (`event: message`, `X-Accel-Buffering: no`, `: ping` keep-alives) ending with the
  * final response. A request cancelled by `notifications/cancelled` gets `204` (or its SSE stream
- * just ends). A legacy request's SSE stream is resumable (since 0.3.0): a priming event first
+ * just ends). A legacy request's SSE stream is resumable (since 0.2.0): a priming event first
  * (2025-11-25 sessions), event ids `<key>.<n>` naming the stream, every message recorded in the
  * `Cluster.EventStore`; a GET with such a `Last-Event-ID` replays what followed it, then the rest
  * of that stream up to its response, and ends. 2026-07-28 streams carry no event ids.

@@ -21,7 +21,7 @@ import * as Outbox from "./outbox.js"
 const ChangeEvent = Schema.Union(
   Schema.Struct({ _tag: Schema.Literal("ListChanged"), kind: Schema.Literal("tools", "prompts", "resources") }),
   Schema.Struct({ _tag: Schema.Literal("ResourceUpdated"), uri: Schema.String }),
-  // since 0.3.0: an older build fails to decode it and ignores the message (Envelope "malformed")
+  // since 0.2.0: an older build fails to decode it and ignores the message (Envelope "malformed")
   Schema.Struct({ _tag: Schema.Literal("TaskStatus"), taskId: Schema.String })
 )
 
