@@ -216,7 +216,9 @@ export const connect = (
       name: CLIENT_NAME,
       version: VERSION,
       versions: versionsOf(options.era),
-      requestTimeout: timeout
+      requestTimeout: timeout,
+      // a task tool (SEP-2663) is followed to its result: `call` prints it as for any tool
+      tasks: true
     })
     const hasTokens = auth === undefined || target._tag !== "Http"
       ? Effect.succeed(false)
