@@ -39,9 +39,18 @@ export const make = (typed: AnyOptions): Effect.Effect<Core, Defs.DefinitionErro
       ...(options.websiteUrl === undefined ? {} : { websiteUrl: options.websiteUrl }),
       ...(options.icons === undefined ? {} : { icons: options.icons })
     }
-    const stateKeys = options.inputState?.keys !== undefined && options.inputState.keys.length > 0
-      ? options.inputState.keys
-      : [InputState.randomSecret()]
+    // An empty string is no HMAC key (WebCrypto refuses one): a configuration read from an unset
+    // variable (`"".split(",")` is `[""]`) falls back to a random key of this process, logged.
+    const givenKeys = options.inputState?.keys ?? []
+    const keys = givenKeys.filter((key) => key.length > 0)
+    if (keys.length < givenKeys.length) {
+      yield* Effect.logWarning(
+        keys.length === 0
+          ? "inputState.keys has only empty keys: requestState is signed with a random key of this process (a retry on another instance is refused)"
+          : "inputState.keys: empty keys ignored"
+      )
+    }
+    const stateKeys = keys.length > 0 ? keys : [InputState.randomSecret()]
     const tasks = options.tasks === undefined ? undefined : yield* Tasks.makeRuntime(
       options.tasks,
       shutdown,

@@ -108,7 +108,8 @@ export interface Options<
   /**
    * The HMAC that signs the `requestState` of `input_required` results: `keys` (the first signs,
    * all verify, so keys can be rotated; default a random key per process: give keys when several
-   * instances serve one endpoint) and `ttl` (default 10 minutes).
+   * instances serve one endpoint; empty strings are not keys: they are ignored, and only empty
+   * ones mean the random key, with a warning logged) and `ttl` (default 10 minutes).
    */
   readonly inputState?: { readonly keys?: ReadonlyArray<string>; readonly ttl?: Duration.DurationInput }
   /**
