@@ -21,6 +21,7 @@ import * as McpSchema from "../../McpSchema.js"
 import * as Skill from "../../Skill.js"
 import * as Task from "../../Task.js"
 import type { ClientTransport } from "../../Transport.js"
+import { quote } from "../quote.js"
 import * as Telemetry from "../telemetry.js"
 import { call, callThen, send } from "./call.js"
 import { decoder } from "./decode.js"
@@ -76,7 +77,9 @@ const probe = (setup: Setup, version: string, attempt: number): Effect.Effect<In
           : Effect.fail(
             new ClientError({
               reason: "NoCommonVersion",
-              message: `server supports ${result.supportedVersions.join(", ")}`
+              message: `server supports ${
+                result.supportedVersions.map((v) => quote(v)).join(", ")
+              }; this client allows ${setup.allowed.join(", ")}`
             })
           )
       }
@@ -137,7 +140,9 @@ const completeHandshake = (
     if (!setup.allowed.some((v) => v === result.protocolVersion)) {
       return yield* new ClientError({
         reason: "NoCommonVersion",
-        message: `server offered protocol version ${result.protocolVersion}`
+        message: `server offered protocol version ${quote(result.protocolVersion)}; this client allows ${
+          setup.allowed.join(", ")
+        }`
       })
     }
     MutableRef.set(setup.negotiated, result.protocolVersion)
