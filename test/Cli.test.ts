@@ -267,18 +267,22 @@ describe.concurrent("presa-mcp against the library over stdio", () => {
     assert.deepStrictEqual(json(asJson).structuredContent, { sum: 9 }) // key=value wins over --args
   })
 
-  it("call a task tool (Tasks extension): followed to its result, required and optional", { timeout: TEST_MS }, async () => {
-    const tasksServer = ["--", process.execPath, "--import", "tsx", Path.join(ROOT, "test/fixtures/tasks-server.ts")]
-    const [must, steps] = await Promise.all([
-      cli("call", "must", "--json", ...tasksServer),
-      cli("call", "steps", "n=2", "delayMs=10", ...tasksServer)
-    ])
-    if (must === undefined || steps === undefined) return assert.fail("no run")
-    expectCode(must, 0)
-    assert.deepStrictEqual(field(json(must), "content"), [{ type: "text", text: "must ran" }])
-    expectCode(steps, 0)
-    assert.include(steps.stdout, "done 2 steps")
-  })
+  it(
+    "call a task tool (Tasks extension): followed to its result, required and optional",
+    { timeout: TEST_MS },
+    async () => {
+      const tasksServer = ["--", process.execPath, "--import", "tsx", Path.join(ROOT, "test/fixtures/tasks-server.ts")]
+      const [must, steps] = await Promise.all([
+        cli("call", "must", "--json", ...tasksServer),
+        cli("call", "steps", "n=2", "delayMs=10", ...tasksServer)
+      ])
+      if (must === undefined || steps === undefined) return assert.fail("no run")
+      expectCode(must, 0)
+      assert.deepStrictEqual(field(json(must), "content"), [{ type: "text", text: "must ran" }])
+      expectCode(steps, 0)
+      assert.include(steps.stdout, "done 2 steps")
+    }
+  )
 
   it("skills --json: the code-review skill, verified", { timeout: TEST_MS }, async () => {
     const run = await cli("skills", "--json", ...LIBRARY_STDIO)

@@ -229,7 +229,8 @@ layer(
       expect(error).toMatchObject({
         _tag: "ClientError",
         reason: "NoCommonVersion",
-        message: "server offered protocol version 2024-01-01; this client allows 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26"
+        message:
+          "server offered protocol version 2024-01-01; this client allows 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26"
       })
     }))
 })
