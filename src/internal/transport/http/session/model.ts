@@ -165,6 +165,16 @@ export const newSessionId = (): string => crypto.randomUUID()
 export const touch = (s: HttpSession): Effect.Effect<void> =>
   Effect.clockWith((clock) => Ref.set(s.lastActivityMillis, clock.unsafeCurrentTimeMillis()))
 
+/**
+ * Counts a stream of the session as open for the current scope (the idle sweep leaves the
+ * session alone meanwhile); its end is the session's latest activity.
+ */
+export const openStream = (s: HttpSession): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Ref.update(s.openStreams, (n) => n + 1),
+    () => Effect.zipRight(Ref.update(s.openStreams, (n) => n - 1), touch(s))
+  )
+
 /** Is the session doing nothing: no open GET stream and nothing in flight? */
 export const isIdle = (s: HttpSession): Effect.Effect<boolean> =>
   Effect.map(Ref.get(s.openStreams), (streams) => streams === 0 && s.connection.inFlight() === 0)

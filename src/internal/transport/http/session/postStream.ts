@@ -23,7 +23,7 @@ import * as Stream from "effect/Stream"
 import * as JsonRpc from "../../../../JsonRpc.js"
 import type { SseFraming } from "../responses.js"
 import * as Http from "../wire.js"
-import { type HttpSession, type StoreState, touch } from "./model.js"
+import { type HttpSession, openStream, type StoreState } from "./model.js"
 
 /**
  * How long a finished POST stream stays replayable here after its response (unless the session
@@ -205,10 +205,7 @@ export const follow = (
 ): Stream.Stream<string> =>
   Stream.unwrapScoped(Effect.gen(function*() {
     const name = streamName(session.id, key)
-    yield* Effect.acquireRelease(
-      Ref.update(session.openStreams, (n) => n + 1),
-      () => Effect.zipRight(Ref.update(session.openStreams, (n) => n - 1), touch(session))
-    )
+    yield* openStream(session)
     const woken = yield* PubSub.subscribe(session.postEvents)
     const wake = Effect.race(
       Effect.repeat(Queue.take(woken), { until: (n) => n === name }),

@@ -17,7 +17,14 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as JsonRpc from "../../../../JsonRpc.js"
 import type * as Connection from "../../../server/connection.js"
-import { type HttpSession, type StoreState, type StreamEvent, type StreamItem, streamName, touch } from "./model.js"
+import {
+  type HttpSession,
+  openStream,
+  type StoreState,
+  type StreamEvent,
+  type StreamItem,
+  streamName
+} from "./model.js"
 
 /**
  * Records a server message on a session's standalone stream and hands it to the open stream. Not
@@ -100,10 +107,7 @@ export const stream = (
     const end = yield* Deferred.make<void>()
     const previous = yield* Ref.getAndSet(session.takeover, Option.some(end))
     if (Option.isSome(previous)) yield* Deferred.succeed(previous.value, undefined)
-    yield* Effect.acquireRelease(
-      Ref.update(session.openStreams, (n) => n + 1),
-      () => Effect.zipRight(Ref.update(session.openStreams, (n) => n - 1), touch(session))
-    )
+    yield* openStream(session)
     // Under the lock that `publish` takes: no event is recorded between the replay and the
     // subscription (none is in both, none in neither).
     const { opened, subscription } = yield* session.lock.withPermits(1)(
