@@ -59,6 +59,28 @@ export interface Writes {
   readonly retry: Effect.Effect<never>
 }
 
+/**
+ * `store.modify`, and whether `f` changed the record (a store may retry `f` on a conflicting
+ * write: the last run decides). Only a change is worth announcing to listeners.
+ */
+export const modifyTracked = (
+  store: Task.TaskStoreShape,
+  taskId: string,
+  now: number,
+  f: (record: Task.TaskRecord) => Task.TaskRecord
+): Effect.Effect<readonly [Option.Option<Task.TaskRecord>, boolean], Task.TaskStoreError> =>
+  Effect.suspend(() => {
+    let changed = false
+    return Effect.map(
+      store.modify(taskId, now, (r) => {
+        const next = f(r)
+        changed = next !== r
+        return next
+      }),
+      (stored) => [stored, changed] as const
+    )
+  })
+
 const applyAll = (changes: ReadonlyArray<Change>, record: Task.TaskRecord): Task.TaskRecord =>
   changes.reduce((r, c) => c.apply(r), record)
 
@@ -80,12 +102,7 @@ export const make = (
         const { known, pending: batch } = entry.value
         if (batch.length === 0) return Option.some(known)
         const now = yield* Clock.currentTimeMillis
-        let wrote = false
-        const stored = yield* store.modify(taskId, now, (r) => {
-          const next = applyAll(batch, r)
-          wrote = next !== r
-          return next
-        })
+        const [stored, modified] = yield* modifyTracked(store, taskId, now, (r) => applyAll(batch, r))
         // the record is gone while the task lives (a Redis that restarted empty): written again
         // from what this instance knows, so its end is not lost
         const written = Option.isSome(stored) || known.expiresAt <= now
@@ -93,7 +110,7 @@ export const make = (
           : (yield* store.create(known, maxTasks, now))
           ? Option.some(known)
           : Option.none()
-        if (Option.isNone(stored) && Option.isSome(written)) wrote = true
+        const wrote = modified || (Option.isNone(stored) && Option.isSome(written))
         const after = yield* Ref.modify(entries, (m) => {
           const current = HashMap.get(m, taskId)
           if (Option.isNone(current)) return [Option.none<Task.TaskRecord>(), m]

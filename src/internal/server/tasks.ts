@@ -220,13 +220,7 @@ const storeUnavailable = () => McpError.internalError("Task store unavailable; t
 const modify = (runtime: Runtime, taskId: string, f: (r: Task.TaskRecord, now: number) => Task.TaskRecord) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    // a store may retry `f` (a conflicting write): the last run decides
-    let changed = false
-    const next = yield* runtime.store.modify(taskId, now, (r) => {
-      const updated = f(r, now)
-      changed = updated !== r
-      return updated
-    })
+    const [next, changed] = yield* TaskWrites.modifyTracked(runtime.store, taskId, now, (r) => f(r, now))
     if (Option.isSome(next) && changed) yield* runtime.changed(taskId)
     return next
   })
