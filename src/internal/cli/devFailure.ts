@@ -14,6 +14,7 @@ import * as Ref from "effect/Ref"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as Middleware from "../../Middleware.js"
+import { quote } from "../quote.js"
 
 /** Lines of the child's stderr kept per start (the first error line is near the top). */
 const MAX_LINES = 200
@@ -63,8 +64,7 @@ const TRANSFORM = /^Error: Transform failed with \d+ errors?:?$/
 export const firstErrorLine = (lines: ReadonlyArray<string>): string | undefined => {
   const found = lines.find((l) => ESBUILD.test(l)) ?? lines.find((l) => THROWN.test(l) && !TRANSFORM.test(l.trim()))
   if (found === undefined) return undefined
-  const trimmed = found.trim()
-  return trimmed.length > MAX_LINE ? `${trimmed.slice(0, MAX_LINE)}…` : trimmed
+  return quote(found.trim(), MAX_LINE)
 }
 
 /** The message for the file `file` (as `dev` names it) down for `reason`. @internal */
